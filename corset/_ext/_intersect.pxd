@@ -1,0 +1,30 @@
+# Intersection of sorted id arrays: the support computations of corset.
+#
+# Every record-id list here is strictly increasing (a posting list of the
+# inverted index, or the result of intersecting such lists).  The cores are
+# pure kernels: ``noexcept nogil``, no allocation, no validation.
+from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
+
+# Below this length ratio the linear merge is used, above it galloping.
+cdef enum:
+    GALLOP_RATIO = 16
+
+cdef Py_ssize_t intersect_count_ptr(const index_t* a, Py_ssize_t na,
+                                    const index_t* b, Py_ssize_t nb) noexcept nogil
+
+cdef Py_ssize_t intersect_into_ptr(const index_t* a, Py_ssize_t na,
+                                   const index_t* b, Py_ssize_t nb,
+                                   index_t* out) noexcept nogil
+
+cdef Py_ssize_t support_into_ptr(const ptr_t* indptr, const index_t* ids,
+                                 const index_t* keys, Py_ssize_t n_keys,
+                                 Py_ssize_t n_records,
+                                 index_t* out, index_t* order) noexcept nogil
+
+cdef Py_ssize_t support_count_ptr(const ptr_t* indptr, const index_t* ids,
+                                  const index_t* keys, Py_ssize_t n_keys,
+                                  Py_ssize_t n_records,
+                                  index_t* work, index_t* order) noexcept nogil
+
+cdef Py_ssize_t count_marked_ptr(const index_t* records, Py_ssize_t n,
+                                 const uint8_t* mask) noexcept nogil

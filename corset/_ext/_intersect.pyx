@@ -1,0 +1,257 @@
+"""Intersection of sorted record-id arrays, and the support of a head or tail.
+
+The support ``D[X]`` of an item set ``X`` (a head of features or a tail of
+labels, section problem_formulation of the paper) is the k-way intersection of
+the posting lists of its items in the inverted index.  Lists are intersected
+shortest first, so the running result only shrinks; each pairwise step is a
+linear merge when both sides have similar lengths and a galloping (exponential
+then binary) search of the longer side when one is at least ``GALLOP_RATIO``
+times shorter, which costs O(m log(n / m)) instead of O(m + n).
+
+Each ``def`` function is a thin entry point that takes ``const`` memoryviews
+(read-only arrays work) and runs a ``noexcept nogil`` core.
+"""
+import numpy as np
+
+from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
+
+
+cdef inline Py_ssize_t _gallop(const index_t* b, Py_ssize_t lo, Py_ssize_t nb,
+                               index_t target) noexcept nogil:
+    """The first position p >= lo with b[p] >= target (nb if none)."""
+    cdef Py_ssize_t step = 1, hi = lo, mid
+    # Exponential probe: find hi with b[hi] >= target.
+    while hi < nb and b[hi] < target:
+        lo = hi + 1
+        hi += step
+        step <<= 1
+    if hi > nb:
+        hi = nb
+    # Binary search in [lo, hi).
+    while lo < hi:
+        mid = lo + ((hi - lo) >> 1)
+        if b[mid] < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef Py_ssize_t intersect_count_ptr(const index_t* a, Py_ssize_t na,
+                                    const index_t* b, Py_ssize_t nb) noexcept nogil:
+    """|a ∩ b| without materialising it."""
+    cdef Py_ssize_t i = 0, j = 0, count = 0
+    if na > nb:
+        a, b = b, a
+        na, nb = nb, na
+    if na == 0:
+        return 0
+    if na * GALLOP_RATIO < nb:
+        for i in range(na):
+            j = _gallop(b, j, nb, a[i])
+            if j == nb:
+                break
+            if b[j] == a[i]:
+                count += 1
+                j += 1
+        return count
+    while i < na and j < nb:
+        if a[i] < b[j]:
+            i += 1
+        elif a[i] > b[j]:
+            j += 1
+        else:
+            count += 1
+            i += 1
+            j += 1
+    return count
+
+
+cdef Py_ssize_t intersect_into_ptr(const index_t* a, Py_ssize_t na,
+                                   const index_t* b, Py_ssize_t nb,
+                                   index_t* out) noexcept nogil:
+    """Write a ∩ b to ``out`` and return its length.
+
+    ``out`` needs room for min(na, nb) ids and may alias ``a`` or ``b``: the
+    write position never passes the read position of either side.
+    """
+    cdef Py_ssize_t i = 0, j = 0, k = 0
+    cdef index_t v
+    if na > nb:
+        a, b = b, a
+        na, nb = nb, na
+    if na == 0:
+        return 0
+    if na * GALLOP_RATIO < nb:
+        for i in range(na):
+            v = a[i]
+            j = _gallop(b, j, nb, v)
+            if j == nb:
+                break
+            if b[j] == v:
+                out[k] = v
+                k += 1
+                j += 1
+        return k
+    while i < na and j < nb:
+        if a[i] < b[j]:
+            i += 1
+        elif a[i] > b[j]:
+            j += 1
+        else:
+            out[k] = a[i]
+            k += 1
+            i += 1
+            j += 1
+    return k
+
+
+cdef inline void _order_by_length(const ptr_t* indptr, const index_t* keys,
+                                  Py_ssize_t n_keys, index_t* order) noexcept nogil:
+    """``order`` := ``keys`` sorted by posting-list length (insertion sort: heads are short)."""
+    cdef Py_ssize_t i, j
+    cdef index_t key
+    cdef ptr_t length
+    for i in range(n_keys):
+        key = keys[i]
+        length = indptr[key + 1] - indptr[key]
+        j = i
+        while j > 0 and indptr[order[j - 1] + 1] - indptr[order[j - 1]] > length:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = key
+
+
+cdef Py_ssize_t support_into_ptr(const ptr_t* indptr, const index_t* ids,
+                                 const index_t* keys, Py_ssize_t n_keys,
+                                 Py_ssize_t n_records,
+                                 index_t* out, index_t* order) noexcept nogil:
+    """Write D[keys] (sorted record ids) to ``out`` and return its length.
+
+    ``indptr``/``ids`` is an inverted index (item -> sorted record ids).  The
+    empty item set is matched by every record.  ``out`` needs room for
+    ``n_records`` ids (or the shortest list), ``order`` for ``n_keys`` ids.
+    """
+    cdef Py_ssize_t i, n, r
+    cdef index_t key
+    if n_keys == 0:
+        for r in range(n_records):
+            out[r] = <index_t>r
+        return n_records
+    _order_by_length(indptr, keys, n_keys, order)
+    key = order[0]
+    n = indptr[key + 1] - indptr[key]
+    for r in range(n):
+        out[r] = ids[indptr[key] + r]
+    for i in range(1, n_keys):
+        if n == 0:
+            break
+        key = order[i]
+        n = intersect_into_ptr(out, n, ids + indptr[key], indptr[key + 1] - indptr[key], out)
+    return n
+
+
+cdef Py_ssize_t support_count_ptr(const ptr_t* indptr, const index_t* ids,
+                                  const index_t* keys, Py_ssize_t n_keys,
+                                  Py_ssize_t n_records,
+                                  index_t* work, index_t* order) noexcept nogil:
+    """|D[keys]|; the last pairwise step only counts (no write)."""
+    cdef Py_ssize_t i, n, r
+    cdef index_t key, last
+    if n_keys == 0:
+        return n_records
+    if n_keys == 1:
+        return indptr[keys[0] + 1] - indptr[keys[0]]
+    _order_by_length(indptr, keys, n_keys, order)
+    key = order[0]
+    n = indptr[key + 1] - indptr[key]
+    for r in range(n):
+        work[r] = ids[indptr[key] + r]
+    for i in range(1, n_keys - 1):
+        if n == 0:
+            return 0
+        key = order[i]
+        n = intersect_into_ptr(work, n, ids + indptr[key], indptr[key + 1] - indptr[key], work)
+    last = order[n_keys - 1]
+    return intersect_count_ptr(work, n, ids + indptr[last], indptr[last + 1] - indptr[last])
+
+
+cdef Py_ssize_t count_marked_ptr(const index_t* records, Py_ssize_t n,
+                                 const uint8_t* mask) noexcept nogil:
+    """How many of ``records`` have a non-zero ``mask`` entry."""
+    cdef Py_ssize_t i, count = 0
+    for i in range(n):
+        count += mask[records[i]] != 0
+    return count
+
+
+# ---------------------------------------------------------------------------
+# Python entry points.  They assume validated input: sorted, duplicate-free
+# int32 ids, keys inside the index, a mask as long as there are records.
+
+cdef inline const index_t* _ptr(const index_t[::1] a) noexcept nogil:
+    return &a[0] if a.shape[0] > 0 else NULL
+
+
+def intersect_count(const index_t[::1] a, const index_t[::1] b):
+    """Return |a ∩ b| for strictly increasing int32 arrays (nothing materialised)."""
+    cdef Py_ssize_t result
+    with nogil:
+        result = intersect_count_ptr(_ptr(a), a.shape[0], _ptr(b), b.shape[0])
+    return result
+
+
+def intersect(const index_t[::1] a, const index_t[::1] b):
+    """Return a ∩ b (sorted int32 array) for strictly increasing int32 arrays."""
+    out = np.empty(min(a.shape[0], b.shape[0]), dtype=np.int32)
+    cdef index_t[::1] view = out
+    cdef Py_ssize_t n
+    if view.shape[0] == 0:
+        return out
+    with nogil:
+        n = intersect_into_ptr(_ptr(a), a.shape[0], _ptr(b), b.shape[0], &view[0])
+    return out[:n].copy()
+
+
+def support(const ptr_t[::1] indptr, const index_t[::1] ids,
+            const index_t[::1] keys, Py_ssize_t n_records):
+    """Return D[keys]: the sorted ids of the records holding every item in ``keys``.
+
+    ``indptr``/``ids`` is an inverted index (CSC of the record-item matrix).
+    The empty item set returns every record.
+    """
+    cdef Py_ssize_t n_keys = keys.shape[0], n
+    out = np.empty(n_records, dtype=np.int32)
+    order = np.empty(max(n_keys, 1), dtype=np.int32)
+    cdef index_t[::1] out_view = out
+    cdef index_t[::1] order_view = order
+    if n_records == 0:
+        return out
+    with nogil:
+        n = support_into_ptr(&indptr[0], _ptr(ids), _ptr(keys), n_keys, n_records,
+                             &out_view[0], &order_view[0])
+    return out[:n].copy()
+
+
+def support_count(const ptr_t[::1] indptr, const index_t[::1] ids,
+                  const index_t[::1] keys, Py_ssize_t n_records):
+    """Return |D[keys]| (see :func:`support`)."""
+    cdef Py_ssize_t n_keys = keys.shape[0], n
+    work = np.empty(max(n_records, 1), dtype=np.int32)
+    order = np.empty(max(n_keys, 1), dtype=np.int32)
+    cdef index_t[::1] work_view = work
+    cdef index_t[::1] order_view = order
+    with nogil:
+        n = support_count_ptr(&indptr[0], _ptr(ids), _ptr(keys), n_keys, n_records,
+                              &work_view[0], &order_view[0])
+    return n
+
+
+def split_count(const index_t[::1] records, const uint8_t[::1] positive):
+    """Return (positives, negatives) among ``records`` under the 0/1 mask ``positive``."""
+    cdef Py_ssize_t n = records.shape[0], n_pos
+    if n == 0:
+        return 0, 0
+    with nogil:
+        n_pos = count_marked_ptr(&records[0], n, &positive[0])
+    return n_pos, n - n_pos

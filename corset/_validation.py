@@ -1,0 +1,136 @@
+"""Input validation shared by the public entry points.
+
+Everything a compiled kernel receives is checked here first: binary values,
+2-D shapes, matching row counts, ids inside their range.  Errors name the
+argument and say what was wrong; nothing is silently dropped or flipped.
+"""
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._ext._typedefs import INDEX_DTYPE
+
+
+def check_binary_matrix(M, name, *, allow_empty=True):
+    """Return ``M`` as a canonical ``scipy.sparse.csr_array`` of dtype uint8.
+
+    Parameters
+    ----------
+    M : array-like or sparse matrix of shape (n_records, n_columns)
+        Values must be 0 or 1 (booleans are accepted).  A pandas DataFrame is
+        read through ``numpy.asarray``.
+    name : str
+        The argument's name, used in error messages.
+    allow_empty : bool, default=True
+        Whether zero rows or zero columns are acceptable.
+
+    Returns
+    -------
+    csr_array of dtype uint8, with sorted indices, no duplicates and no
+    explicitly stored zeros.
+
+    Raises
+    ------
+    ValueError
+        If ``M`` is not 2-D, holds NaN or a value other than 0 and 1.
+    """
+    if sp.issparse(M):
+        M = sp.csr_array(M, copy=True)
+        M.sum_duplicates()
+        data = M.data
+    else:
+        try:
+            M = np.asarray(M)
+        except Exception as exc:  # pragma: no cover - numpy's own message is clear
+            raise ValueError(f"{name} could not be read as an array: {exc}") from exc
+        if M.dtype == object:
+            try:
+                M = M.astype(np.float64)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name} must be a binary (0/1) matrix; it holds non-numeric values") from exc
+        data = M
+    if M.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_records, n_columns); got an array of shape {M.shape}")
+    if not allow_empty and (M.shape[0] == 0 or M.shape[1] == 0):
+        raise ValueError(f"{name} is empty: shape {M.shape}")
+    if data.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be a binary (0/1) matrix; got dtype {data.dtype}")
+    if data.dtype.kind == "f" and data.size and not np.isfinite(data).all():
+        raise ValueError(f"{name} holds NaN or infinite values; it must be a binary (0/1) matrix")
+    if data.size and data.dtype.kind != "b":
+        bad = (data != 0) & (data != 1)
+        if bad.any():
+            values = np.unique(np.asarray(data[bad]).ravel())[:5]
+            hint = ""
+            if name == "X":
+                hint = " (binarize continuous features first, e.g. with corset.preprocessing.PercentileBinarizer)"
+            raise ValueError(
+                f"{name} must be a binary (0/1) matrix; it holds other values, e.g. {values.tolist()}{hint}"
+            )
+    if sp.issparse(M):
+        M.eliminate_zeros()
+        M.sort_indices()
+        out = sp.csr_array((np.ones(M.nnz, dtype=np.uint8), M.indices.astype(INDEX_DTYPE), M.indptr),
+                           shape=M.shape)
+    else:
+        out = sp.csr_array(np.asarray(M != 0, dtype=np.uint8))
+        out.sort_indices()
+    out.indices = out.indices.astype(INDEX_DTYPE, copy=False)
+    return out
+
+
+def check_ids(ids, n, name, *, allow_empty=True):
+    """Return ``ids`` as a sorted, duplicate-free int32 array of ids in [0, n).
+
+    Raises ``ValueError`` naming ``name`` for an id out of range, a duplicate,
+    a non-integer or (unless ``allow_empty``) an empty set.
+    """
+    arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
+    if arr.size == 0:
+        if not allow_empty:
+            raise ValueError(f"{name} is empty")
+        return np.empty(0, dtype=INDEX_DTYPE)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of ids; got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
+            arr = arr.astype(np.int64)
+        else:
+            raise ValueError(f"{name} must hold integer ids; got dtype {arr.dtype}")
+    if arr.min() < 0 or arr.max() >= n:
+        raise ValueError(f"{name} holds an id outside [0, {n}): {arr.tolist()}")
+    out = np.unique(arr).astype(INDEX_DTYPE)
+    if out.size != arr.size:
+        raise ValueError(f"{name} holds duplicate ids: {arr.tolist()}")
+    return out
+
+
+def check_seed(random_state):
+    """Resolve ``random_state`` once into a numpy ``Generator``-independent RandomState.
+
+    Thin wrapper over :func:`sklearn.utils.check_random_state`: it never seeds
+    a global generator.
+    """
+    from sklearn.utils import check_random_state
+
+    return check_random_state(random_state)
+
+
+def draw_seeds(random_state, n):
+    """Draw ``n`` independent uint64 seeds for compiled kernels from a RandomState."""
+    rng = check_seed(random_state)
+    hi = rng.randint(0, 2**32, size=n, dtype=np.uint64)
+    lo = rng.randint(0, 2**32, size=n, dtype=np.uint64)
+    return (hi << np.uint64(32)) | lo
+
+
+def check_positive_int(value, name, *, minimum=1, allow_none=False):
+    """Return ``value`` as an int >= ``minimum``; the error names the parameter."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value}")
+    return int(value)

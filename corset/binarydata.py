@@ -1,0 +1,136 @@
+"""The binary data layer: one representation of (X, Y), built once.
+
+Every sampler, the selection and the prediction read a :class:`BinaryData`,
+nothing else.  It holds, for a binary feature matrix X and label matrix Y:
+
+* per record, the sorted ids of its features and of its labels (CSR);
+* per feature and per label, the sorted ids of the records that have it
+  (the inverted index, CSC);
+* the counts that follow (``|D[{f}]|``, ``|D[{l}]|``, ``|F_D|``, ``|L_D|``).
+
+The arrays are C-contiguous with the dtypes the kernels expect: ids int32
+(``INDEX_DTYPE``), offsets int64 (``PTR_DTYPE``).  They are read-only so that
+the structure can be shared between threads and samplers.
+"""
+import numpy as np
+
+from ._ext import _intersect
+from ._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
+from ._validation import check_binary_matrix, check_ids
+
+
+def _frozen(a, dtype):
+    a = np.ascontiguousarray(a, dtype=dtype)
+    if a.flags.writeable:
+        a = a.copy() if a.base is not None else a
+        a.flags.writeable = False
+    return a
+
+
+class _Index:
+    """A CSR-style map from ids to sorted id lists (``indptr``, ``ids``)."""
+
+    __slots__ = ("indptr", "ids")
+
+    def __init__(self, indptr, ids):
+        self.indptr = _frozen(indptr, PTR_DTYPE)
+        self.ids = _frozen(ids, INDEX_DTYPE)
+
+    def __len__(self):
+        return self.indptr.shape[0] - 1
+
+    def __getitem__(self, i):
+        return self.ids[self.indptr[i]:self.indptr[i + 1]]
+
+    def lengths(self):
+        return np.diff(self.indptr)
+
+
+class BinaryData:
+    """Binary features and labels with their inverted index.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_records, n_features)
+        Binary (0/1) feature matrix.
+    Y : array-like or sparse matrix of shape (n_records, n_labels), optional
+        Binary (0/1) label matrix.  ``None`` builds a feature-only layer
+        (zero labels), as needed at prediction time.
+
+    Attributes
+    ----------
+    X, Y : scipy.sparse.csr_array of dtype uint8
+        Canonical copies of the inputs.
+    record_features, record_labels : _Index
+        Record -> sorted feature ids / label ids (``F_D`` and ``L_D``).
+    feature_records, label_records : _Index
+        Feature -> ``D[{f}]``, label -> ``D[{l}]``: the inverted index.
+    feature_counts, label_counts : ndarray of int64
+        ``|D[{f}]|`` and ``|D[{l}]|``.
+    record_n_features, record_n_labels : ndarray of int64
+        ``|F_D|`` and ``|L_D|`` per record.
+    n_label_occurrences : int
+        ``||L||``, the number of (record, label) pairs with a 1 in Y.
+
+    Raises
+    ------
+    ValueError
+        If X or Y is not a binary 2-D matrix, or their row counts differ.
+    """
+
+    def __init__(self, X, Y=None):
+        X = check_binary_matrix(X, "X")
+        if Y is None:
+            import scipy.sparse as sp
+
+            Y = sp.csr_array((X.shape[0], 0), dtype=np.uint8)
+        else:
+            Y = check_binary_matrix(Y, "Y")
+        if X.shape[0] != Y.shape[0]:
+            raise ValueError(
+                f"X and Y must have the same number of records (rows); got {X.shape[0]} and {Y.shape[0]}"
+            )
+        self.X = X
+        self.Y = Y
+        self.n_records, self.n_features = X.shape
+        self.n_labels = Y.shape[1]
+        self.record_features = _Index(X.indptr, X.indices)
+        self.record_labels = _Index(Y.indptr, Y.indices)
+        Xc = X.tocsc()
+        Xc.sort_indices()
+        Yc = Y.tocsc()
+        Yc.sort_indices()
+        self.feature_records = _Index(Xc.indptr, Xc.indices)
+        self.label_records = _Index(Yc.indptr, Yc.indices)
+        self.feature_counts = _frozen(self.feature_records.lengths(), np.int64)
+        self.label_counts = _frozen(self.label_records.lengths(), np.int64)
+        self.record_n_features = _frozen(self.record_features.lengths(), np.int64)
+        self.record_n_labels = _frozen(self.record_labels.lengths(), np.int64)
+        self.n_label_occurrences = int(Y.nnz)
+
+    def __repr__(self):
+        return (f"BinaryData(n_records={self.n_records}, n_features={self.n_features}, "
+                f"n_labels={self.n_labels}, nnz_X={self.X.nnz}, nnz_Y={self.Y.nnz})")
+
+    # -- supports ----------------------------------------------------------
+    def head_support(self, head):
+        """``D[H]``: sorted ids of the records containing every feature of ``head``."""
+        head = check_ids(head, self.n_features, "head")
+        idx = self.feature_records
+        return _intersect.support(idx.indptr, idx.ids, head, self.n_records)
+
+    def tail_support(self, tail):
+        """``D[T]``: sorted ids of the records carrying every label of ``tail``."""
+        tail = check_ids(tail, self.n_labels, "tail")
+        idx = self.label_records
+        return _intersect.support(idx.indptr, idx.ids, tail, self.n_records)
+
+    def rule_support(self, head, tail):
+        """``D[R] = D[H] ∩ D[T]``: the records that rule ``head -> tail`` matches."""
+        return _intersect.intersect(self.head_support(head), self.tail_support(tail))
+
+    def positive_mask(self, tail):
+        """uint8 mask over records: 1 for the positive records ``D_T^+`` of ``tail``."""
+        mask = np.zeros(self.n_records, dtype=np.uint8)
+        mask[self.tail_support(tail)] = 1
+        return mask

@@ -1,0 +1,60 @@
+"""Build the compiled kernels of corset (every ``corset/_ext/*.pyx``).
+
+Compiler directives are set here once, for every module.  Two environment
+switches:
+
+``CORSET_DEBUG=1``
+    turns bounds, wraparound and initialisation checks back on (a debug
+    build for hunting out-of-bounds accesses in the kernels).
+``CORSET_BUILD_ONLY=_mod1,_mod2``
+    a developer convenience for ``python setup.py build_ext --inplace``:
+    compile only the named modules of ``corset/_ext``.
+"""
+import glob
+import os
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("CORSET_DEBUG", "0") not in ("", "0")
+
+COMPILER_DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "initializedcheck": DEBUG,
+    "nonecheck": False,
+    "cdivision": True,
+    "embedsignature": True,
+}
+
+
+def _extensions():
+    only = {m.strip() for m in os.environ.get("CORSET_BUILD_ONLY", "").split(",") if m.strip()}
+    extensions = []
+    for path in sorted(glob.glob(os.path.join("corset", "_ext", "*.pyx"))):
+        name = os.path.splitext(os.path.basename(path))[0]
+        if only and name not in only:
+            continue
+        extensions.append(
+            Extension(
+                f"corset._ext.{name}",
+                [path],
+                include_dirs=[np.get_include()],
+                define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+                extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g"],
+            )
+        )
+    return extensions
+
+
+setup(
+    ext_modules=cythonize(
+        _extensions(),
+        compiler_directives=COMPILER_DIRECTIVES,
+        include_path=["."],
+        # Parallel cythonisation does not help on two cores and makes errors harder to read.
+        nthreads=0,
+    ),
+)

@@ -1,0 +1,30 @@
+"""Shared fixtures: where the MULAN benchmark files are, and seeds."""
+import os
+from pathlib import Path
+
+import pytest
+
+_REPO = Path(__file__).resolve().parent.parent
+
+
+def shared_data_dir():
+    """The benchmark data folder: $CORSET_DATA, else ../shared/data beside the repository."""
+    env = os.environ.get("CORSET_DATA")
+    if env:
+        return Path(env)
+    return _REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def data_dir():
+    """Path of the MULAN data folder; skips the test when it is absent."""
+    path = shared_data_dir()
+    if not path.is_dir():
+        pytest.skip(f"benchmark data folder not found at {path} (set CORSET_DATA or place ../shared/data)")
+    return path
+
+
+@pytest.fixture(params=range(8))
+def global_random_seed(request):
+    """Run a test for several fixed seeds, not one lucky seed."""
+    return request.param
