@@ -1,0 +1,1 @@
+"""asv benchmarks of corset, one module per area."""
