@@ -1,0 +1,609 @@
+"""Binarization of raw features into the binary items CORSET's rules are made of.
+
+CORSET's rules are conjunctions of binary features, so numeric and nominal
+features must be binarized first.  :class:`PercentileBinarizer` follows the
+paper's experimental protocol (section exp): a numeric feature becomes 1
+above its 90th percentile computed on the training data, a nominal feature is
+one-hot encoded.  It is a scikit-learn transformer: it validates its input
+with :func:`sklearn.utils.validation.validate_data`, names its output columns
+through ``get_feature_names_out`` and supports ``set_output``.
+
+This module touches nothing but its input: no global state, no randomness.
+"""
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = ["PercentileBinarizer"]
+
+# How each input column is binarized (values of ``feature_kinds_``).
+KIND_THRESHOLD = "threshold"
+KIND_BINARY = "binary"
+KIND_ONE_HOT = "one-hot"
+
+# Columns are densified at most this many values at a time (32 MiB of
+# float64), so that a large sparse matrix is never densified as a whole.
+_BLOCK_VALUES = 1 << 22
+
+
+def _format_threshold(t):
+    """Readable threshold: 3 significant digits, but at least the integer part.
+
+    ``0.3125 -> '0.312'``, ``3.0 -> '3'``, ``1234.5 -> '1234'``.  Exact
+    thresholds are in ``thresholds_``; names are for people.
+    """
+    t = float(t)
+    if t == 0.0:
+        return "0"  # not "-0"
+    if 1e3 <= abs(t) < 1e15:
+        return f"{t:.0f}"
+    return f"{t:.3g}"
+
+
+def _format_value(v):
+    """A nominal value for a feature name: ``3.0 -> '3'``, ``0.5 -> '0.5'``."""
+    v = float(v)
+    if v == int(v):
+        return str(int(v))
+    return repr(v)
+
+
+def _column_blocks(X, cols):
+    """Yield ``(block_cols, dense_block)`` covering columns ``cols`` of ``X``.
+
+    ``X`` is a dense array or a canonical CSC matrix; only ``_BLOCK_VALUES``
+    values are densified at a time.
+    """
+    n = X.shape[0]
+    step = max(1, _BLOCK_VALUES // max(n, 1))
+    for start in range(0, len(cols), step):
+        block = np.asarray(cols[start:start + step])
+        if sp.issparse(X):
+            yield block, X[:, block].toarray()
+        else:
+            yield block, X[:, block]
+
+
+def _dense_column(Xc, j):
+    """Column ``j`` of a canonical CSC matrix as a dense float64 vector."""
+    col = np.zeros(Xc.shape[0], dtype=np.float64)
+    s, e = Xc.indptr[j], Xc.indptr[j + 1]
+    col[Xc.indices[s:e]] = Xc.data[s:e]
+    return col
+
+
+def _distinct_values(X, j):
+    """Sorted distinct values of column ``j`` of a dense array or canonical CSC matrix."""
+    if not sp.issparse(X):
+        return np.unique(X[:, j])
+    s, e = X.indptr[j], X.indptr[j + 1]
+    stored = X.data[s:e]
+    if e - s < X.shape[0]:  # some rows hold an implicit zero
+        stored = np.concatenate((stored, [0.0]))
+    return np.unique(stored)
+
+
+def _canonical_csc(X):
+    """``X`` as CSC with sorted, duplicate-free indices, never modifying the caller's matrix."""
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def _entry_columns(Xc):
+    """Column id of every stored entry of a CSC matrix."""
+    return np.repeat(np.arange(Xc.shape[1]), np.diff(Xc.indptr))
+
+
+class PercentileBinarizer(TransformerMixin, BaseEstimator):
+    """Binarize numeric features at a percentile and one-hot encode nominal ones.
+
+    This is the preprocessing of the paper's experimental protocol (section
+    exp): a numeric feature becomes 1 above its ``percentile``-th percentile
+    (90 by default) computed on the training data, a nominal feature is
+    one-hot encoded.  Each input column is handled in one of three ways,
+    recorded in ``feature_kinds_``:
+
+    ``"threshold"``
+        A numeric column.  It becomes ``x > t`` (``inclusive=False``, the
+        default) or ``x >= t`` (``inclusive=True``), where ``t`` is the
+        percentile of the column's training values, computed with
+        :func:`numpy.percentile` and its default linear interpolation
+        between order statistics.  For sparse input the implicit zeros take
+        part in the percentile, exactly as if the matrix were dense.
+    ``"binary"``
+        A numeric column whose training values all lie in {0, 1}, or a
+        nominal column with exactly two declared values (coded 0 and 1, such
+        as ``hasSegments {0,1}``) or, without declared values, whose training
+        values all lie in {0, 1}.  It is kept as it is, not thresholded: its
+        90th percentile would make most such columns constant.  At transform
+        it must still hold only 0 and 1, otherwise a ``ValueError`` is raised
+        (a single column cannot mark an unknown value).
+    ``"one-hot"``
+        Any other nominal column: more than two values, values other than 0
+        and 1, or a single declared value.  One output column per value.
+        The values are the declared
+        ones when ``categories`` gives them (all of them, even those absent
+        from the training data), otherwise the distinct training values.  A
+        value not among them at transform gives an all-zero row in that
+        column's one-hot block, not an error.
+
+    Nothing is dropped: an output column that is constant on the training data
+    is kept and reported in ``constant_features_`` (see the Notes for why
+    this matters and how to drop such columns).
+
+    Parameters
+    ----------
+    percentile : float, default=90
+        The percentile, in [0, 100], at which numeric features are cut.
+    inclusive : bool, default=False
+        If False, a numeric feature becomes 1 strictly above its percentile,
+        as in the authors' code; if True, at or above it (the paper's wording,
+        "0 for values lower than the percentile").  See the Notes: the choice
+        matters on birds.
+    nominal_features : None, list of int, boolean mask or list of str, default=None
+        Which input columns are nominal: column indices, a boolean mask of
+        length ``n_features_in_``, or column names when fitting on a pandas
+        DataFrame with string column names.  None means every column is
+        numeric.  Give either this or ``feature_types``, not both.
+    feature_types : None or list of {"numeric", "nominal"}, default=None
+        The type of each input column, for instance the ``feature_types`` of
+        a :mod:`corset.datasets` loader's Bunch.  An alternative to
+        ``nominal_features``.
+    categories : None, dict or list, default=None
+        The declared values of the nominal columns, so that their names appear
+        in the output feature names (``location=17`` rather than
+        ``location=6``).  Either a dict mapping a nominal column (index, or
+        name when fitting on a DataFrame) to its sequence of values, or a list
+        with one entry per input column (None, or empty, for the columns that
+        are not nominal).  With declared values, a nominal column must hold
+        indices into them (0 for the first value, 1 for the second...), which
+        is how the loaders encode nominal values; the one exception, as in
+        the loaders, is a column declared with exactly the values ``0`` and
+        ``1`` (in either order), which holds those values themselves.
+        Nominal columns without declared values may hold any numbers.  A
+        loader's Bunch keys ``categories`` by feature name: pass it with
+        ``X`` as a DataFrame with those column names, or convert it to a list,
+        ``[data.categories.get(name) for name in data.feature_names]``.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        Number of input columns seen in fit.
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Column names seen in fit; only defined when ``X`` was a DataFrame
+        with string column names.
+    feature_kinds_ : ndarray of str, shape (n_features_in_,)
+        ``"threshold"``, ``"binary"`` or ``"one-hot"`` for each input column.
+    thresholds_ : ndarray of float64, shape (n_features_in_,)
+        The fitted percentile of each ``"threshold"`` column; NaN for the
+        ``"binary"`` and ``"one-hot"`` columns.
+    categories_ : list of (ndarray or None), length n_features_in_
+        For each ``"one-hot"`` column, the values (as they appear in ``X``)
+        that get an output column, in output order; None for other columns.
+    n_features_out_ : int
+        Number of output columns.
+    positive_rate_ : ndarray of float64, shape (n_features_out_,)
+        Share of training records for which each output column is 1.
+    constant_features_ : ndarray of str
+        Names (as ``get_feature_names_out()`` gives them) of the output
+        columns that are constant on the training data, i.e. whose
+        ``positive_rate_`` is 0 or 1.  Empty when there are none.  Fitting
+        issues no warning about them: query this attribute.
+
+    See Also
+    --------
+    sklearn.preprocessing.OneHotEncoder : one-hot encoding of nominal columns only.
+    sklearn.preprocessing.KBinsDiscretizer : quantile bins of numeric columns.
+
+    Notes
+    -----
+    **Output type.** Dense input (a numpy array or a DataFrame) gives a dense
+    ``uint8`` ndarray, or a DataFrame under ``set_output(transform="pandas")``.
+    Sparse input gives a ``uint8`` CSR matrix (a ``csr_array`` for a sparse
+    array, a ``csr_matrix`` for a sparse matrix); sparse input is never
+    densified as a whole (numeric and nominal columns are densified a few at
+    a time, binary columns not at all), and pandas output of sparse data
+    raises scikit-learn's usual error.
+
+    **Missing values.** NaN or infinite inputs raise a ``ValueError``, in fit
+    and transform: no percentile rule says where a missing value belongs.
+    Nominal values must be numbers (for instance indices into the declared
+    values); encode text columns first, e.g. with
+    :class:`sklearn.preprocessing.OrdinalEncoder`.
+
+    **Constant columns.** With strict ">", a feature whose percentile equals
+    its maximum is 0 on every training record: on the emotions training split
+    ``BH_HighLowRatio`` (90th percentile 3 = maximum) becomes the constant
+    ``BH_HighLowRatio>3``.  With ``inclusive=True``, a feature whose
+    percentile equals its minimum becomes constant 1: on the birds training
+    split 101 of the 258 numeric features are in that case (98 of them have
+    minimum 0), while strict ">" leaves none constant.  Constant columns
+    carry no information for a rule learner; to drop them::
+
+        keep = (binarizer.positive_rate_ > 0) & (binarizer.positive_rate_ < 1)
+        X_bin = X_bin[:, keep]
+        names = binarizer.get_feature_names_out()[keep]
+
+    **Feature names.** Numeric columns are named ``Centroid>0.312`` (or
+    ``Centroid>=0.312``), the threshold rounded to 3 significant digits but
+    never below its integer part (``1234.5`` shows as ``1234``); the exact
+    value is in ``thresholds_``.  One-hot columns are named ``location=17``
+    after the declared value, or after the number itself without declared
+    values.  Binary columns keep their name, except a nominal one whose
+    declared values are not ``0, 1`` (say ``no, yes``), named after its
+    second value (``windy=yes``).  Without column names, ``x0, x1, ...``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from corset.preprocessing import PercentileBinarizer
+    >>> X = np.array([[0.1, 0, 2], [0.5, 1, 0], [0.9, 1, 1], [0.3, 0, 2]])
+    >>> b = PercentileBinarizer(percentile=50, nominal_features=[2]).fit(X)
+    >>> b.transform(X)
+    array([[0, 0, 0, 0, 1],
+           [1, 1, 1, 0, 0],
+           [1, 1, 0, 1, 0],
+           [0, 0, 0, 0, 1]], dtype=uint8)
+    >>> b.get_feature_names_out().tolist()
+    ['x0>0.4', 'x1', 'x2=0', 'x2=1', 'x2=2']
+    """
+
+    def __init__(self, percentile=90, *, inclusive=False, nominal_features=None, feature_types=None,
+                 categories=None):
+        self.percentile = percentile
+        self.inclusive = inclusive
+        self.nominal_features = nominal_features
+        self.feature_types = feature_types
+        self.categories = categories
+
+    # ------------------------------------------------------------------ tags
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        # The output is uint8 whatever the input dtype.
+        tags.transformer_tags.preserves_dtype = []
+        return tags
+
+    # ------------------------------------------------------- parameter checks
+    def _check_params(self):
+        p = self.percentile
+        if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real):
+            raise TypeError(f"percentile must be a real number in [0, 100]; got {p!r}")
+        if not 0 <= p <= 100:  # also rejects NaN
+            raise ValueError(f"percentile must be in [0, 100]; got {p!r}")
+        if not isinstance(self.inclusive, (bool, np.bool_)):
+            raise TypeError(f"inclusive must be True or False; got {self.inclusive!r}")
+        if self.nominal_features is not None and self.feature_types is not None:
+            raise ValueError("give either nominal_features or feature_types, not both")
+        return float(p), bool(self.inclusive)
+
+    def _column_index(self, key, n_features, what):
+        """Index of the column named or numbered ``key``; the error names ``what``."""
+        names = getattr(self, "feature_names_in_", None)
+        if isinstance(key, (str, np.str_)):
+            if names is None:
+                hint = ""
+                if what == "categories":
+                    hint = ("; or give categories as a list with one entry per column, e.g. "
+                            "[data.categories.get(name) for name in data.feature_names] for a loader's Bunch")
+                raise ValueError(
+                    f"{what} refers to column {key!r} by name, but X has no column names (names require "
+                    f"fitting on a pandas DataFrame with string column names{hint})")
+            hits = np.flatnonzero(names == key)
+            if hits.size == 0:
+                raise ValueError(f"{what} refers to column {key!r}, which is not a column of X")
+            return int(hits[0])
+        if isinstance(key, (bool, np.bool_)) or not isinstance(key, numbers.Integral):
+            raise TypeError(f"{what} must refer to columns by integer index or by name; got {key!r}")
+        if not 0 <= key < n_features:
+            raise ValueError(f"{what} holds column index {key}, outside [0, {n_features}) for X "
+                             f"with {n_features} columns")
+        return int(key)
+
+    def _nominal_mask(self, n_features):
+        """Boolean mask of the nominal input columns, from nominal_features or feature_types."""
+        if self.feature_types is not None:
+            types = list(self.feature_types)
+            if len(types) != n_features:
+                raise ValueError(f"feature_types has {len(types)} entries but X has {n_features} columns")
+            bad = [t for t in types if t not in ("numeric", "nominal")]
+            if bad:
+                raise ValueError(f"feature_types entries must be 'numeric' or 'nominal'; got {bad[0]!r}")
+            return np.array([t == "nominal" for t in types], dtype=bool)
+        mask = np.zeros(n_features, dtype=bool)
+        if self.nominal_features is None:
+            return mask
+        spec = self.nominal_features
+        if isinstance(spec, (str, bytes)) or not hasattr(spec, "__len__"):
+            raise TypeError("nominal_features must be a list of column indices, a boolean mask or a list "
+                            f"of column names; got {spec!r}")
+        arr = np.asarray(spec)
+        if arr.ndim != 1:
+            raise ValueError(f"nominal_features must be 1-D; got shape {arr.shape}")
+        if arr.dtype == bool:
+            if arr.size != n_features:
+                raise ValueError(f"nominal_features, a boolean mask, has length {arr.size} but X has "
+                                 f"{n_features} columns")
+            return arr.copy()
+        keys = list(spec)
+        idx = [self._column_index(k.item() if isinstance(k, np.generic) else k, n_features,
+                                  "nominal_features") for k in keys]
+        if len(set(idx)) != len(idx):
+            raise ValueError(f"nominal_features lists a column twice: {keys!r}")
+        mask[idx] = True
+        return mask
+
+    def _declared_categories(self, n_features, nominal):
+        """Per input column, the declared values (a list) or None."""
+        declared = [None] * n_features
+        spec = self.categories
+        if spec is None:
+            return declared
+        if isinstance(spec, dict):
+            items = [(self._column_index(k, n_features, "categories"), v) for k, v in spec.items()]
+        elif isinstance(spec, (list, tuple)):
+            if len(spec) != n_features:
+                raise ValueError(f"categories, a list, must have one entry per column of X ({n_features}); "
+                                 f"got {len(spec)}")
+            items = [(j, v) for j, v in enumerate(spec) if v is not None and len(v) > 0]
+        else:
+            raise TypeError(f"categories must be None, a dict or a list; got {type(spec).__name__}")
+        for j, values in items:
+            if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+                raise TypeError(f"categories for column {j} must be a sequence of values; got {values!r}")
+            values = list(values)
+            if not nominal[j]:
+                raise ValueError(f"categories gives values for column {j}, which is not nominal "
+                                 "(declare it in nominal_features or feature_types)")
+            if len(values) == 0:
+                raise ValueError(f"categories for column {j} is empty")
+            if len({str(v) for v in values}) != len(values):
+                raise ValueError(f"categories for column {j} holds a value twice: {values!r}")
+            declared[j] = values
+        return declared
+
+    # ------------------------------------------------------------------- fit
+    def fit(self, X, y=None):
+        """Compute the percentile of each numeric column and the values of each nominal one.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+            Training data, without NaN or infinite values.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : PercentileBinarizer
+        """
+        percentile, inclusive = self._check_params()
+        X = validate_data(self, X, accept_sparse="csc", dtype=np.float64, reset=True)
+        sparse = sp.issparse(X)
+        if sparse:
+            X = _canonical_csc(X)
+        n_samples, n_features = X.shape
+        nominal = self._nominal_mask(n_features)
+        declared = self._declared_categories(n_features, nominal)
+        input_names = self._input_names(None)
+
+        # Which columns hold only 0 and 1 on the training data.
+        if sparse:
+            entry_col = _entry_columns(X)
+            not01 = (X.data != 0) & (X.data != 1)
+            is01 = np.bincount(entry_col[not01], minlength=n_features) == 0
+        else:
+            is01 = np.empty(n_features, dtype=bool)
+            for block, values in _column_blocks(X, np.arange(n_features)):
+                is01[block] = np.all((values == 0) | (values == 1), axis=0)
+
+        kinds = np.empty(n_features, dtype=object)
+        thresholds = np.full(n_features, np.nan)
+        categories = [None] * n_features
+        value_names = [None] * n_features
+
+        # Numeric columns: binary ones are kept, the others cut at the percentile.
+        numeric = np.flatnonzero(~nominal)
+        kinds[numeric] = np.where(is01[numeric], KIND_BINARY, KIND_THRESHOLD)
+        to_cut = numeric[~is01[numeric]]
+        for block, values in _column_blocks(X, to_cut):
+            thresholds[block] = np.percentile(values, percentile, axis=0)
+
+        # Nominal columns: kept when coded 0/1, one-hot otherwise.  Columns known
+        # to be binary (the usual case of sparse files) need no pass over their values.
+        for j in np.flatnonzero(nominal):
+            values = declared[j]
+            if values is None and is01[j]:
+                kinds[j] = KIND_BINARY
+                continue
+            seen = _distinct_values(X, j)
+            if values is None:
+                kinds[j] = KIND_ONE_HOT
+                categories[j] = seen
+                value_names[j] = [_format_value(v) for v in seen]
+                continue
+            n_values = len(values)
+            bad = seen[(seen < 0) | (seen >= n_values) | (seen != np.floor(seen))]
+            if bad.size:
+                raise ValueError(
+                    f"nominal column {input_names[j]!r} must hold indices 0..{n_values - 1} into its "
+                    f"{n_values} declared categories; it holds {_format_value(bad[0])}")
+            if n_values == 2:
+                kinds[j] = KIND_BINARY
+                # Declared {0,1} in either order holds the values themselves, as
+                # corset.datasets gives them; any other pair holds indices.
+                if sorted(str(v) for v in values) != ["0", "1"]:
+                    value_names[j] = str(values[1])
+            else:
+                kinds[j] = KIND_ONE_HOT
+                categories[j] = np.arange(n_values, dtype=np.float64)
+                value_names[j] = [str(v) for v in values]
+
+        widths = np.array([1 if c is None else len(c) for c in categories], dtype=np.int64)
+        self.feature_kinds_ = kinds.astype(str)
+        self.thresholds_ = thresholds
+        self.categories_ = categories
+        self._value_names = value_names
+        self._inclusive = inclusive
+        self._out_start = np.concatenate(([0], np.cumsum(widths)))
+        self.n_features_out_ = int(self._out_start[-1])
+
+        Xt = self._binarize(X)
+        if sparse:
+            positives = np.asarray(Xt.sum(axis=0), dtype=np.float64).ravel()
+        else:
+            positives = Xt.sum(axis=0, dtype=np.float64)
+        self.positive_rate_ = positives / n_samples
+        constant = (self.positive_rate_ == 0) | (self.positive_rate_ == 1)
+        self.constant_features_ = self._output_names(input_names)[constant]
+        return self
+
+    # -------------------------------------------------------------- transform
+    def transform(self, X):
+        """Binarize ``X`` with the percentiles and values learned in fit.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features_in_)
+            Data without NaN or infinite values, with the columns seen in fit.
+
+        Returns
+        -------
+        X_bin : ndarray of uint8 or CSR matrix of uint8, shape (n_samples, n_features_out_)
+            Dense for dense input, CSR for sparse input.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csc", dtype=np.float64, reset=False)
+        if sp.issparse(X):
+            X = _canonical_csc(X)
+        return self._binarize(X)
+
+    def _check_binary_values(self, values, cols):
+        """Raise if a kept binary column holds a value other than 0 and 1 at transform."""
+        bad = (values != 0) & (values != 1)
+        if np.any(bad):
+            where = np.argwhere(bad)[0]
+            j = cols[where[-1]]
+            value = values[tuple(where)]
+            raise ValueError(
+                f"column {self._input_names(None)[j]!r} held only 0 and 1 in the training data, so it is kept "
+                f"as a binary feature, but X holds the value {_format_value(value)} in it")
+
+    def _binarize(self, X):
+        """The binarization itself, on validated input (dense array or canonical CSC)."""
+        compare = np.greater_equal if self._inclusive else np.greater
+        kinds = self.feature_kinds_
+        start = self._out_start
+        n_samples = X.shape[0]
+        one_hot = np.flatnonzero(kinds == KIND_ONE_HOT)
+
+        if not sp.issparse(X):
+            out = np.zeros((n_samples, self.n_features_out_), dtype=np.uint8)
+            binary = np.flatnonzero(kinds == KIND_BINARY)
+            for block, values in _column_blocks(X, binary):
+                self._check_binary_values(values, block)
+                out[:, start[block]] = values
+            cut = np.flatnonzero(kinds == KIND_THRESHOLD)
+            for block, values in _column_blocks(X, cut):
+                out[:, start[block]] = compare(values, self.thresholds_[block])
+            for j in one_hot:
+                rows, pos = self._one_hot_hits(X[:, j], j)
+                out[rows, start[j] + pos] = 1
+            return out
+
+        # Sparse: binary columns, and threshold columns that map 0 to 0, are
+        # binarized entry by entry; only the others are densified, one at a time.
+        cut = kinds == KIND_THRESHOLD
+        zero_is_one = cut & compare(0.0, self.thresholds_)
+        entry_col = _entry_columns(X)
+        is_binary = (kinds == KIND_BINARY)[entry_col]
+        if np.any(is_binary):
+            self._check_binary_values(X.data[is_binary], entry_col[is_binary])
+        is_cut = (cut & ~zero_is_one)[entry_col]
+        keep = is_binary & (X.data == 1)
+        keep[is_cut] = compare(X.data[is_cut], self.thresholds_[entry_col[is_cut]])
+        rows = [X.indices[keep]]
+        cols = [start[entry_col[keep]]]
+        for j in np.flatnonzero(zero_is_one):
+            hit = np.flatnonzero(compare(_dense_column(X, j), self.thresholds_[j]))
+            rows.append(hit)
+            cols.append(np.full(hit.size, start[j]))
+        for j in one_hot:
+            hit, pos = self._one_hot_hits(_dense_column(X, j), j)
+            rows.append(hit)
+            cols.append(start[j] + pos)
+        rows = np.concatenate(rows)
+        cols = np.concatenate(cols)
+        container = sp.csr_matrix if isinstance(X, sp.spmatrix) else sp.csr_array
+        out = container((np.ones(rows.size, dtype=np.uint8), (rows, cols)),
+                        shape=(n_samples, self.n_features_out_))
+        out.sort_indices()
+        return out
+
+    def _one_hot_hits(self, column, j):
+        """Rows of ``column`` holding a known value of column ``j``, and that value's position."""
+        values = self.categories_[j]
+        pos = np.searchsorted(values, column)
+        pos_clipped = np.minimum(pos, values.size - 1)
+        # An unknown value matches nothing: an all-zero row in the one-hot block.
+        rows = np.flatnonzero(values[pos_clipped] == column)
+        return rows, pos_clipped[rows]
+
+    # ------------------------------------------------------------------ names
+    def _input_names(self, input_features):
+        """Input column names: checked ``input_features``, ``feature_names_in_`` or ``x0, x1...``.
+
+        Same rules and messages as scikit-learn's ``get_feature_names_out``.
+        """
+        names_in = getattr(self, "feature_names_in_", None)
+        if input_features is not None:
+            input_features = np.asarray(input_features, dtype=object)
+            if names_in is not None and not np.array_equal(names_in, input_features):
+                raise ValueError("input_features is not equal to feature_names_in_")
+            if len(input_features) != self.n_features_in_:
+                raise ValueError("input_features should have length equal to number of features "
+                                 f"({self.n_features_in_}), got {len(input_features)}")
+            return input_features
+        if names_in is not None:
+            return names_in
+        return np.array([f"x{j}" for j in range(self.n_features_in_)], dtype=object)
+
+    def _output_names(self, input_names):
+        relation = ">=" if self._inclusive else ">"
+        names = []
+        for j, name in enumerate(input_names):
+            kind = self.feature_kinds_[j]
+            if kind == KIND_THRESHOLD:
+                names.append(f"{name}{relation}{_format_threshold(self.thresholds_[j])}")
+            elif kind == KIND_ONE_HOT:
+                names.extend(f"{name}={value}" for value in self._value_names[j])
+            elif self._value_names[j] is not None:
+                names.append(f"{name}={self._value_names[j]}")
+            else:
+                names.append(str(name))
+        return np.asarray(names, dtype=object)
+
+    def get_feature_names_out(self, input_features=None):
+        """Readable names of the output columns.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Input column names.  None: ``feature_names_in_`` when fit on a
+            DataFrame, otherwise ``x0, x1, ...``.  If given, it must match
+            ``feature_names_in_`` when that is defined.
+
+        Returns
+        -------
+        ndarray of str objects, shape (n_features_out_,)
+            ``Centroid>0.312`` (``>=`` with ``inclusive=True``) for a numeric
+            column, ``location=17`` for a one-hot column, the input name for
+            a kept binary column.
+        """
+        check_is_fitted(self)
+        return self._output_names(self._input_names(input_features))

@@ -1,0 +1,495 @@
+"""Tests of corset.preprocessing.PercentileBinarizer (the paper's percentile binarization)."""
+import re
+import tracemalloc
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from corset import preprocessing
+from corset.preprocessing import PercentileBinarizer, _format_threshold
+
+arff = pytest.importorskip("arff")
+
+PERCENTILES = [0, 10, 37.5, 50, 90, 99, 100]
+
+
+def _random_numeric(seed, n=57, d=6):
+    """Continuous columns of different scales, signs and shapes, plus a column with many ties."""
+    rng = np.random.RandomState(seed)
+    X = np.column_stack([
+        rng.normal(size=n),
+        rng.exponential(scale=100.0, size=n),
+        -rng.uniform(size=n),
+        rng.randint(0, 4, size=n).astype(float),
+        np.where(rng.uniform(size=n) < 0.8, 0.0, rng.uniform(1, 2, size=n)),
+        rng.standard_t(3, size=n) * 1e-4,
+    ])
+    return X[:, :d]
+
+
+# --------------------------------------------------------------- thresholds
+@pytest.mark.parametrize("percentile", PERCENTILES)
+def test_thresholds_are_numpy_percentiles(percentile, global_random_seed):
+    X = _random_numeric(global_random_seed)
+    b = PercentileBinarizer(percentile=percentile).fit(X)
+    expected = np.array([np.percentile(X[:, j], percentile) for j in range(X.shape[1])])
+    np.testing.assert_array_equal(b.thresholds_, expected)
+    assert list(b.feature_kinds_) == ["threshold"] * X.shape[1]
+    Xt = b.transform(X)
+    assert Xt.dtype == np.uint8 and isinstance(Xt, np.ndarray)
+    np.testing.assert_array_equal(Xt, (X > expected).astype(np.uint8))
+    np.testing.assert_array_equal(
+        PercentileBinarizer(percentile=percentile, inclusive=True).fit_transform(X),
+        (X >= expected).astype(np.uint8))
+
+
+def test_thresholds_interpolate_linearly():
+    # 90th percentile of 0..10 lies between order statistics 9 and 10 of 0, 10, ..., 100.
+    X = np.arange(0.0, 101.0, 10.0)[:, None]
+    b = PercentileBinarizer(percentile=85).fit(X)
+    assert b.thresholds_[0] == pytest.approx(85.0)
+    assert b.get_feature_names_out().tolist() == ["x0>85"]
+
+
+def test_strict_and_inclusive_differ_on_ties():
+    # Column 0: the 50th percentile (2) is tied with most values and is the maximum.
+    # Column 1: the 90th percentile (0) equals the minimum, as for 101 birds features.
+    X = np.array([[1, 0], [2, 0], [2, 0], [2, 0], [2, 0], [2, 0], [2, 0], [2, 0], [2, 0], [2, 5.0]])
+    strict = PercentileBinarizer(percentile=50).fit(X)
+    inclusive = PercentileBinarizer(percentile=50, inclusive=True).fit(X)
+    np.testing.assert_array_equal(strict.thresholds_, [2, 0])
+    np.testing.assert_array_equal(strict.transform(X)[:, 0], np.zeros(10))
+    np.testing.assert_array_equal(inclusive.transform(X)[:, 0], [0] + [1] * 9)
+    np.testing.assert_array_equal(strict.transform(X)[:, 1], [0] * 9 + [1])
+    np.testing.assert_array_equal(inclusive.transform(X)[:, 1], np.ones(10))
+    assert strict.get_feature_names_out().tolist() == ["x0>2", "x1>0"]
+    assert inclusive.get_feature_names_out().tolist() == ["x0>=2", "x1>=0"]
+    assert strict.constant_features_.tolist() == ["x0>2"]
+    assert inclusive.constant_features_.tolist() == ["x1>=0"]
+
+
+@pytest.mark.parametrize("t, text", [
+    (0.3125, "0.312"), (0.31, "0.31"), (3.0, "3"), (-0.0, "0"), (0.0, "0"), (1234.5, "1234"),
+    (-0.000123456, "-0.000123"), (12.345, "12.3"), (2.5e-7, "2.5e-07"),
+])
+def test_threshold_format(t, text):
+    assert _format_threshold(t) == text
+
+
+# ----------------------------------------------------- binary and nominal
+def test_binary_numeric_columns_are_kept():
+    rng = np.random.RandomState(0)
+    X = np.column_stack([rng.randint(0, 2, size=40), rng.normal(size=40), np.zeros(40)]).astype(float)
+    b = PercentileBinarizer().fit(X)
+    assert b.feature_kinds_.tolist() == ["binary", "threshold", "binary"]
+    assert np.isnan(b.thresholds_[[0, 2]]).all() and not np.isnan(b.thresholds_[1])
+    Xt = b.transform(X)
+    np.testing.assert_array_equal(Xt[:, 0], X[:, 0])
+    assert b.get_feature_names_out().tolist()[0::2] == ["x0", "x2"]
+    assert b.constant_features_.tolist() == ["x2"]
+    X_bad = X.copy()
+    X_bad[3, 0] = 2
+    with pytest.raises(ValueError, match=r"column 'x0' held only 0 and 1 .* holds the value 2"):
+        b.transform(X_bad)
+    with pytest.raises(ValueError, match=r"column 'x0' held only 0 and 1 .* holds the value 2"):
+        b.transform(sp.csr_array(X_bad))
+
+
+def test_one_hot_of_nominal_columns_without_declared_values():
+    X = np.array([[3, 0, 0.5], [1, 1, 0.1], [7, 1, 0.2], [3, 0, 0.9]])
+    b = PercentileBinarizer(percentile=50, nominal_features=[0, 1]).fit(X)
+    assert b.feature_kinds_.tolist() == ["one-hot", "binary", "threshold"]
+    np.testing.assert_array_equal(b.categories_[0], [1, 3, 7])
+    assert b.categories_[1] is None and b.categories_[2] is None
+    assert b.get_feature_names_out().tolist() == ["x0=1", "x0=3", "x0=7", "x1", "x2>0.35"]
+    np.testing.assert_array_equal(b.transform(X), [[0, 1, 0, 0, 1], [1, 0, 0, 1, 0], [0, 0, 1, 1, 0],
+                                                  [0, 1, 0, 0, 1]])
+    # A value unseen in fit gives an all-zero one-hot block, not an error.
+    np.testing.assert_array_equal(b.transform([[5, 0, 0.0], [8, 1, 1.0]]), [[0, 0, 0, 0, 0], [0, 0, 0, 1, 1]])
+    np.testing.assert_array_equal(b.transform(sp.csr_array([[5, 0, 0.0], [0, 1, 1.0]])).toarray(),
+                                  [[0, 0, 0, 0, 0], [0, 0, 0, 1, 1]])
+
+
+def test_one_hot_with_declared_categories():
+    # Values arrive as indices into the declared values, as the loaders encode them.
+    X = np.array([[0, 1, 0], [2, 0, 0], [1, 1, 0], [2, 1, 0]], dtype=float)
+    cats = {0: ["2", "10", "1", "7"], 1: ["no", "yes"], 2: ["only"]}
+    b = PercentileBinarizer(nominal_features=[0, 1, 2], categories=cats).fit(X)
+    assert b.feature_kinds_.tolist() == ["one-hot", "binary", "one-hot"]
+    names = b.get_feature_names_out().tolist()
+    assert names == ["x0=2", "x0=10", "x0=1", "x0=7", "x1=yes", "x2=only"]
+    # Declared value "7" never occurs in training: its column is kept, constant 0, and reported.
+    np.testing.assert_array_equal(b.transform(X), [[1, 0, 0, 0, 1, 1], [0, 0, 1, 0, 0, 1],
+                                                  [0, 1, 0, 0, 1, 1], [0, 0, 1, 0, 1, 1]])
+    assert b.constant_features_.tolist() == ["x0=7", "x2=only"]
+    # The same through a per-column list, as a loader's Bunch gives it.
+    b_list = PercentileBinarizer(feature_types=["nominal"] * 3, categories=[cats[0], cats[1], cats[2]]).fit(X)
+    assert b_list.get_feature_names_out().tolist() == names
+    # Codes outside the declared range in fit are a data/categories mismatch.
+    X_bad = X.copy()
+    X_bad[1, 0] = 4
+    with pytest.raises(ValueError, match=r"nominal column 'x0' must hold indices 0\.\.3 .* it holds 4"):
+        PercentileBinarizer(nominal_features=[0], categories={0: cats[0]}).fit(X_bad)
+    X_bad[1, 0] = 1.5
+    with pytest.raises(ValueError, match=r"nominal column 'x0' must hold indices 0\.\.3 .* it holds 1\.5"):
+        PercentileBinarizer(nominal_features=[0], categories={0: cats[0]}).fit(X_bad)
+    # Nominal {0,1} declared as '0', '1' keeps its name, like birds' hasSegments; declared
+    # '1', '0' too: such a column holds the values themselves, as corset.datasets gives them.
+    for declared in (["0", "1"], ["1", "0"]):
+        b01 = PercentileBinarizer(nominal_features=[1], categories={1: declared}).fit(X)
+        assert b01.get_feature_names_out()[1] == "x1"
+        np.testing.assert_array_equal(b01.transform(X)[:, 1], X[:, 1])
+
+
+def test_categories_by_name_need_column_names():
+    X = np.array([[0, 0.5], [2, 0.1], [1, 0.7]])
+    params = dict(feature_types=["nominal", "numeric"], categories={"loc": ["a", "b", "c"]})
+    with pytest.raises(ValueError, match=r"column 'loc' by name, but X has no column names .* one entry per column"):
+        PercentileBinarizer(**params).fit(X)
+    b = PercentileBinarizer(**params).fit(pd.DataFrame(X, columns=["loc", "v"]))
+    assert b.get_feature_names_out().tolist()[:3] == ["loc=a", "loc=b", "loc=c"]
+
+
+def test_ways_to_name_nominal_columns_agree():
+    rng = np.random.RandomState(3)
+    X = np.column_stack([rng.normal(size=30), rng.randint(0, 5, size=30), rng.randint(0, 2, size=30)])
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    reference = PercentileBinarizer(nominal_features=[1, 2]).fit(X)
+    variants = [
+        PercentileBinarizer(nominal_features=np.array([1, 2])).fit(X),
+        PercentileBinarizer(nominal_features=[False, True, True]).fit(X),
+        PercentileBinarizer(feature_types=["numeric", "nominal", "nominal"]).fit(X),
+        PercentileBinarizer(nominal_features=["b", "c"]).fit(df),
+    ]
+    for b in variants:
+        np.testing.assert_array_equal(b.transform(X if b is not variants[-1] else df), reference.transform(X))
+    renamed = [re.sub(r"^x(\d)", lambda m: "abc"[int(m.group(1))], n) for n in reference.get_feature_names_out()]
+    assert renamed[1:] == ["b=0", "b=1", "b=2", "b=3", "b=4", "c"]
+    assert variants[-1].get_feature_names_out().tolist() == renamed
+
+
+@pytest.mark.parametrize("params, error, match", [
+    ({"percentile": -1}, ValueError, r"percentile must be in \[0, 100\]; got -1"),
+    ({"percentile": 100.5}, ValueError, r"percentile must be in \[0, 100\]"),
+    ({"percentile": float("nan")}, ValueError, r"percentile must be in \[0, 100\]"),
+    ({"percentile": "90"}, TypeError, r"percentile must be a real number in \[0, 100\]"),
+    ({"percentile": True}, TypeError, r"percentile must be a real number"),
+    ({"inclusive": "yes"}, TypeError, r"inclusive must be True or False"),
+    ({"nominal_features": [0], "feature_types": ["nominal", "numeric", "numeric"]}, ValueError,
+     r"either nominal_features or feature_types, not both"),
+    ({"feature_types": ["nominal", "numeric"]}, ValueError, r"feature_types has 2 entries but X has 3 columns"),
+    ({"feature_types": ["nominal", "numeric", "real"]}, ValueError, r"'numeric' or 'nominal'; got 'real'"),
+    ({"nominal_features": [3]}, ValueError, r"nominal_features holds column index 3, outside \[0, 3\)"),
+    ({"nominal_features": [-1]}, ValueError, r"nominal_features holds column index -1"),
+    ({"nominal_features": [1, 1]}, ValueError, r"nominal_features lists a column twice"),
+    ({"nominal_features": [0.5]}, TypeError, r"nominal_features must refer to columns by integer index"),
+    ({"nominal_features": [True, False]}, ValueError, r"boolean mask, has length 2 but X has 3"),
+    ({"nominal_features": ["a"]}, ValueError, r"column 'a' by name, but X has no column names"),
+    ({"nominal_features": 1}, TypeError, r"nominal_features must be a list"),
+    ({"categories": {0: ["a", "b", "c"]}}, ValueError, r"column 0, which is not nominal"),
+    ({"nominal_features": [0], "categories": {0: ["a", "a", "c"]}}, ValueError, r"holds a value twice"),
+    ({"nominal_features": [0], "categories": [["a", "b"]]}, ValueError, r"one entry per column of X \(3\)"),
+    ({"nominal_features": [0], "categories": "abc"}, TypeError, r"categories must be None, a dict or a list"),
+])
+def test_bad_parameters_name_the_parameter(params, error, match):
+    X = np.array([[0, 1, 2], [1, 0, 3.5], [2, 1, 1.5]])
+    b = PercentileBinarizer(**params)
+    with pytest.raises(error, match=match):
+        b.fit(X)
+
+
+def test_dataframe_column_names_in_parameters():
+    df = pd.DataFrame({"loc": [0, 1, 2, 1.0], "v": [0.1, 0.2, 0.3, 0.4]})
+    with pytest.raises(ValueError, match=r"column 'place', which is not a column of X"):
+        PercentileBinarizer(nominal_features=["place"]).fit(df)
+    b = PercentileBinarizer(nominal_features=["loc"], categories={"loc": ["north", "east", "south"]}).fit(df)
+    assert b.get_feature_names_out().tolist() == ["loc=north", "loc=east", "loc=south", "v>0.37"]
+
+
+# ----------------------------------------------------------- constant report
+def test_constant_features_report_is_queryable_and_silent():
+    X = np.array([[1, 0, 0.2], [2, 0, 0.1], [3, 0, 0.4], [3, 0, 0.3]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = PercentileBinarizer(percentile=75, nominal_features=[1]).fit(X)
+    # Column 0: 75th percentile 3 = maximum -> constant 0 with ">"; column 1: nominal, all 0.
+    assert b.constant_features_.tolist() == ["x0>3", "x1"]
+    np.testing.assert_allclose(b.positive_rate_, [0, 0, 0.25])
+    Xt = b.transform(X)
+    np.testing.assert_allclose(Xt.mean(axis=0), b.positive_rate_)
+    assert Xt.shape[1] == b.n_features_out_ == 3  # nothing dropped
+    # The recipe of the docstring drops exactly the reported columns.
+    keep = (b.positive_rate_ > 0) & (b.positive_rate_ < 1)
+    assert b.get_feature_names_out()[keep].tolist() == ["x2>0.325"]
+    assert set(b.get_feature_names_out()[~keep]) == set(b.constant_features_)
+
+
+# --------------------------------------------------------- sparse vs dense
+def _mixed_matrix(seed, n=80):
+    """Columns: binary, sparse positive, sparse with negatives (zero above the percentile),
+    mostly-zero with a nonzero percentile, nominal codes, all zero."""
+    rng = np.random.RandomState(seed)
+    sparse_pos = np.where(rng.uniform(size=n) < 0.3, rng.exponential(size=n), 0.0)
+    sparse_neg = np.where(rng.uniform(size=n) < 0.6, -rng.exponential(size=n), 0.0)
+    busy = np.where(rng.uniform(size=n) < 0.95, rng.uniform(1, 3, size=n), 0.0)
+    nominal = np.where(rng.uniform(size=n) < 0.5, 0, rng.randint(1, 4, size=n)).astype(float)
+    return np.column_stack([rng.randint(0, 2, size=n), sparse_pos, sparse_neg, busy, nominal, np.zeros(n)])
+
+
+@pytest.mark.parametrize("container", [sp.csr_array, sp.csr_matrix, sp.csc_array, sp.coo_matrix])
+@pytest.mark.parametrize("inclusive", [False, True])
+@pytest.mark.parametrize("percentile", [10, 50, 90])
+def test_sparse_input_equals_dense_input(container, inclusive, percentile, global_random_seed):
+    X = _mixed_matrix(global_random_seed)
+    params = dict(percentile=percentile, inclusive=inclusive, nominal_features=[4])
+    dense = PercentileBinarizer(**params).fit(X)
+    sparse = PercentileBinarizer(**params).fit(container(X))
+    np.testing.assert_array_equal(sparse.thresholds_, dense.thresholds_)
+    np.testing.assert_array_equal(sparse.positive_rate_, dense.positive_rate_)
+    assert sparse.get_feature_names_out().tolist() == dense.get_feature_names_out().tolist()
+    assert sparse.constant_features_.tolist() == dense.constant_features_.tolist()
+    X_test = _mixed_matrix(global_random_seed + 100)
+    X_test[0, 4] = 9  # unknown nominal value
+    Xt = sparse.transform(container(X_test))
+    assert sp.issparse(Xt) and Xt.format == "csr" and Xt.dtype == np.uint8
+    assert isinstance(Xt, sp.spmatrix) == isinstance(container(X), sp.spmatrix)
+    Xt.sum_duplicates()
+    assert Xt.has_canonical_format and np.all(Xt.data == 1)
+    np.testing.assert_array_equal(Xt.toarray(), dense.transform(X_test))
+
+
+def test_sparse_percentile_counts_implicit_zeros():
+    col = np.zeros(100)
+    col[:15] = np.arange(1.0, 16.0)  # 85 implicit zeros, then 1..15
+    X = sp.csc_array(col[:, None])
+    b = PercentileBinarizer(percentile=90).fit(X)
+    assert b.thresholds_[0] == np.percentile(col, 90) == pytest.approx(5.1)
+
+
+def test_duplicate_sparse_entries_are_summed_and_input_untouched():
+    # Row 0 stores two entries for column 0 (0.5 and 0.25): they mean 0.75, as in toarray().
+    csr = sp.csr_array((np.array([0.5, 0.25, 2.0]), np.array([0, 0, 0]), np.array([0, 2, 3, 3])), shape=(3, 1))
+    assert not csr.has_canonical_format
+    before = (csr.data.copy(), csr.indices.copy(), csr.indptr.copy())
+    b = PercentileBinarizer(percentile=50).fit(csr)
+    assert b.thresholds_[0] == np.percentile([0.75, 2.0, 0.0], 50) == 0.75
+    np.testing.assert_array_equal(b.transform(csr).toarray().ravel(), [0, 1, 0])
+    for got, expected in zip((csr.data, csr.indices, csr.indptr), before):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_blocked_densification_gives_the_same_result(monkeypatch):
+    X = _mixed_matrix(7, n=50)
+    full = PercentileBinarizer(nominal_features=[4]).fit(X)
+    monkeypatch.setattr(preprocessing, "_BLOCK_VALUES", 1)  # one column at a time
+    for data in (X, sp.csc_array(X)):
+        small = PercentileBinarizer(nominal_features=[4]).fit(data)
+        np.testing.assert_array_equal(small.thresholds_, full.thresholds_)
+        Xt = small.transform(data)
+        np.testing.assert_array_equal(Xt.toarray() if sp.issparse(Xt) else Xt, full.transform(X))
+
+
+def test_large_sparse_binary_matrix_is_not_densified():
+    # 20,000 x 1,000 binary: 20 MB as dense uint8, 160 MB as float64 (small enough that a
+    # regression fails this test instead of exhausting the machine's memory).
+    rng = np.random.RandomState(0)
+    n, d, nnz = 20_000, 1_000, 20_000
+    X = sp.csr_array((np.ones(nnz), (rng.randint(0, n, nnz), rng.randint(0, d, nnz))), shape=(n, d))
+    X.sum_duplicates()
+    X.data[:] = 1
+    tracemalloc.start()
+    try:
+        b = PercentileBinarizer().fit(X)
+        Xt = b.transform(X)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 10e6, f"peak {peak / 1e6:.0f} MB: the sparse matrix was densified"
+    assert (Xt != X).nnz == 0
+    assert set(b.feature_kinds_) == {"binary"}
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(X=arrays(np.float64, st.tuples(st.integers(1, 12), st.integers(1, 4)),
+                elements=st.sampled_from([-1.5, 0.0, 0.0, 0.0, 0.5, 1.0, 2.0])),
+       percentile=st.sampled_from([0, 25, 50, 90, 100]), inclusive=st.booleans())
+def test_matches_reference_on_generated_data(X, percentile, inclusive):
+    """Against a column loop: keep 0/1 columns, cut the others at numpy's percentile."""
+    expected = np.empty(X.shape, dtype=np.uint8)
+    for j in range(X.shape[1]):
+        col = X[:, j]
+        if np.all((col == 0) | (col == 1)):
+            expected[:, j] = col
+        else:
+            t = np.percentile(col, percentile)
+            expected[:, j] = col >= t if inclusive else col > t
+    b = PercentileBinarizer(percentile=percentile, inclusive=inclusive)
+    np.testing.assert_array_equal(b.fit_transform(X), expected)
+    np.testing.assert_array_equal(b.fit(sp.csr_array(X)).transform(sp.csr_array(X)).toarray(), expected)
+
+
+# ------------------------------------------------------ scikit-learn API
+def test_dataframe_input_gives_names_and_set_output_pandas():
+    rng = np.random.RandomState(1)
+    df = pd.DataFrame({"Centroid": rng.uniform(size=20), "location": rng.randint(0, 3, size=20).astype(float),
+                       "flag": rng.randint(0, 2, size=20).astype(float)}, index=np.arange(100, 120))
+    b = PercentileBinarizer(nominal_features=["location"]).fit(df)
+    np.testing.assert_array_equal(b.feature_names_in_, ["Centroid", "location", "flag"])
+    t = np.percentile(df["Centroid"], 90)
+    names = [f"Centroid>{t:.3g}", "location=0", "location=1", "location=2", "flag"]
+    assert b.get_feature_names_out().tolist() == names
+    assert b.get_feature_names_out(["Centroid", "location", "flag"]).tolist() == names
+    with pytest.raises(ValueError, match="input_features is not equal to feature_names_in_"):
+        b.get_feature_names_out(["a", "b", "c"])
+    out = b.set_output(transform="pandas").transform(df)
+    assert isinstance(out, pd.DataFrame)
+    assert out.columns.tolist() == names
+    assert out.index.tolist() == list(range(100, 120))
+    np.testing.assert_array_equal(out.to_numpy(), b.set_output(transform="default").transform(df))
+    out = PercentileBinarizer(nominal_features=[1]).set_output(transform="pandas").fit_transform(df)
+    assert out.columns.tolist() == names
+    # Sparse output cannot become a DataFrame: scikit-learn's own error.
+    with pytest.raises(ValueError, match="The transformer outputs a scipy sparse matrix"):
+        PercentileBinarizer().set_output(transform="pandas").fit_transform(sp.csr_array(df.to_numpy()))
+
+
+def test_names_without_column_names():
+    X = np.array([[0.0, 1.0], [1.0, 3.0], [0.0, 2.0]])
+    b = PercentileBinarizer(percentile=50).fit(X)
+    assert b.get_feature_names_out().tolist() == ["x0", "x1>2"]
+    assert b.get_feature_names_out(["bit", "score"]).tolist() == ["bit", "score>2"]
+    with pytest.raises(ValueError, match=r"input_features should have length equal to number of features \(2\)"):
+        b.get_feature_names_out(["bit"])
+
+
+def test_transform_checks_the_number_of_columns():
+    b = PercentileBinarizer().fit(np.random.RandomState(0).normal(size=(10, 3)))
+    with pytest.raises(ValueError, match="X has 2 features, but PercentileBinarizer is expecting 3 features"):
+        b.transform(np.zeros((4, 2)))
+    with pytest.raises(ValueError, match="X has 4 features, but PercentileBinarizer is expecting 3 features"):
+        b.transform(sp.csr_array((4, 4)))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_missing_or_infinite_values_raise(bad):
+    X = np.random.RandomState(0).normal(size=(10, 3))
+    X_bad = X.copy()
+    X_bad[2, 1] = bad
+    with pytest.raises(ValueError, match="Input X contains (NaN|infinity)"):
+        PercentileBinarizer().fit(X_bad)
+    b = PercentileBinarizer().fit(X)
+    with pytest.raises(ValueError, match="Input X contains (NaN|infinity)"):
+        b.transform(X_bad)
+    with pytest.raises(ValueError, match="Input X contains (NaN|infinity)"):
+        b.transform(sp.csr_array(X_bad))
+
+
+def test_refit_forgets_previous_fit():
+    b = PercentileBinarizer(nominal_features=[0])
+    b.fit(pd.DataFrame({"a": [0, 1, 2.0], "b": [1, 2, 3.0]}))
+    b.set_params(nominal_features=None).fit(np.array([[0.5, 1, 3], [0.1, 2, 4.0]]))
+    assert not hasattr(b, "feature_names_in_")
+    assert b.n_features_in_ == 3 and b.get_feature_names_out().tolist()[0].startswith("x0>")
+
+
+@parametrize_with_checks([PercentileBinarizer()])
+def test_sklearn_compatible_estimator(estimator, check):
+    # No expected failures: every check passes (array-API checks skip without SCIPY_ARRAY_API).
+    check(estimator)
+
+
+# ---------------------------------------------------------------- real data
+def _load_arff(path, n_labels, **kwargs):
+    """Features of a MULAN ARFF file (labels are its last ``n_labels`` attributes); nominal values
+    come as indices into their declared values, as corset.datasets encodes them."""
+    with open(path) as f:
+        data = arff.load(f, encode_nominal=True, **kwargs)
+    attributes = data["attributes"][:-n_labels]
+    names = [name for name, _ in attributes]
+    types = ["numeric" if isinstance(kind, str) else "nominal" for _, kind in attributes]
+    categories = [None if isinstance(kind, str) else kind for _, kind in attributes]
+    if kwargs.get("return_type") == arff.COO:
+        values, rows, cols = data["data"]
+        n_rows = max(rows) + 1
+        X = sp.coo_array((np.asarray(values, dtype=float), (rows, cols)),
+                         shape=(n_rows, len(data["attributes"]))).tocsc()[:, :len(names)]
+    else:
+        X = np.array([row[:-n_labels] for row in data["data"]], dtype=float)
+    return X, names, types, categories
+
+
+@pytest.mark.realdata
+def test_emotions_train_one_feature_constant_with_strict(data_dir):
+    X, names, types, _ = _load_arff(data_dir / "emotions" / "emotions-train.arff", 6)
+    assert X.shape == (391, 72) and set(types) == {"numeric"}
+    df = pd.DataFrame(X, columns=names)
+    strict = PercentileBinarizer().fit(df)
+    # BH_HighLowRatio: its 90th percentile (3) is its maximum, so ">" gives constant 0.
+    assert strict.constant_features_.tolist() == ["BH_HighLowRatio>3"]
+    j = names.index("BH_HighLowRatio")
+    assert strict.thresholds_[j] == X[:, j].max() == 3.0
+    assert strict.positive_rate_[j] == 0.0
+    assert strict.n_features_out_ == 72
+    inclusive = PercentileBinarizer(inclusive=True).fit(df)
+    assert inclusive.constant_features_.tolist() == []
+
+
+@pytest.mark.realdata
+def test_birds_train_inclusive_makes_101_constants(data_dir):
+    X, names, types, categories = _load_arff(data_dir / "birds" / "birds-train.arff", 19)
+    assert X.shape == (322, 260) and types.count("numeric") == 258
+    df = pd.DataFrame(X, columns=names)
+    params = dict(feature_types=types, categories=categories)
+    strict = PercentileBinarizer(**params).fit(df)
+    inclusive = PercentileBinarizer(inclusive=True, **params).fit(df)
+    out_names = strict.get_feature_names_out().tolist()
+    # 258 numeric + hasSegments kept + 12 one-hot location columns named by declared value.
+    assert len(out_names) == 271
+    assert "hasSegments" in out_names
+    assert [n for n in out_names if n.startswith("location=")] == [f"location={v}" for v in categories[-1]]
+    assert strict.constant_features_.tolist() == []
+    numeric = np.array(types) == "numeric"
+    at_minimum = strict.thresholds_[numeric] == X[:, numeric].min(axis=0)
+    assert at_minimum.sum() == 101
+    assert len(inclusive.constant_features_) == 101
+    assert all(n.split(">=")[0] in set(np.array(names)[numeric][at_minimum]) for n in inclusive.constant_features_)
+    assert set(inclusive.positive_rate_[np.isin(inclusive.get_feature_names_out(),
+                                                inclusive.constant_features_)]) == {1.0}
+
+
+@pytest.mark.realdata
+def test_medical_train_sparse_binary_passes_through(data_dir):
+    X, names, types, _ = _load_arff(data_dir / "medical" / "medical-train.arff", 45, return_type=arff.COO)
+    assert X.shape == (333, 1449) and set(types) == {"nominal"}
+    b = PercentileBinarizer(feature_types=types)
+    Xt = b.fit_transform(X)
+    assert isinstance(Xt, sp.csr_array) and Xt.dtype == np.uint8
+    assert (Xt != X).nnz == 0
+    assert b.get_feature_names_out(names).tolist() == names
+    # Features absent from the training split are all-zero, reported, and kept.
+    assert len(b.constant_features_) == int(np.sum(np.asarray(X.sum(axis=0)).ravel() == 0)) > 0
+
+
+@pytest.mark.realdata
+def test_loader_bunch_feeds_the_binarizer(data_dir):
+    """corset.datasets' Bunch (feature_types, categories keyed by name) plugs in directly."""
+    datasets = pytest.importorskip("corset.datasets")
+    if not hasattr(datasets, "load_benchmark"):
+        pytest.skip("corset.datasets.load_benchmark is not available")
+    data = datasets.load_benchmark("birds", subset="train", data_home=data_dir)
+    X_arff, names, types, categories = _load_arff(data_dir / "birds" / "birds-train.arff", 19)
+    expected = PercentileBinarizer(feature_types=types, categories=categories).fit(X_arff)
+    by_frame = PercentileBinarizer(feature_types=data.feature_types, categories=data.categories)
+    Xt = by_frame.fit_transform(pd.DataFrame(data.X, columns=data.feature_names))
+    by_list = PercentileBinarizer(feature_types=data.feature_types,
+                                  categories=[data.categories.get(n) for n in data.feature_names])
+    np.testing.assert_array_equal(Xt, expected.transform(X_arff))
+    np.testing.assert_array_equal(by_list.fit_transform(data.X), expected.transform(X_arff))
+    assert by_frame.get_feature_names_out().tolist() == by_list.get_feature_names_out(data.feature_names).tolist()
