@@ -1,0 +1,355 @@
+"""load_arff on small ARFF/XML files written to tmp_path: layouts, encodings, traps and every error."""
+import gzip
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from corset.datasets import load_arff
+
+MULAN_NS = "http://mulan.sourceforge.net/labels"
+
+
+def write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def label_xml(path, names, namespace=True):
+    ns = f' xmlns="{MULAN_NS}"' if namespace else ""
+    body = "\n".join(f'<label name="{n}"></label>' for n in names)
+    return write(path, f'<?xml version="1.0" encoding="utf-8"?>\n<labels{ns}>\n{body}\n</labels>\n')
+
+
+DENSE = """% a comment
+@relation toy
+@attribute num numeric
+@attribute colour {red,green,blue}
+@attribute flag {1,0}
+@attribute 'lab b' {0,1}
+@attribute lab_a {1,0}
+@data
+1.5,green,1,1,0
+?,blue,0,0,1
+-2,?,1,1,1
+"""
+
+
+def test_dense_mulan_file(tmp_path):
+    arff_path = write(tmp_path / "toy.arff", DENSE)
+    # The XML lists the labels in another order than the ARFF: matched by name.
+    xml_path = label_xml(tmp_path / "toy.xml", ["lab_a", "lab b"])
+    data = load_arff(arff_path, label_xml=xml_path)
+    assert isinstance(data.X, np.ndarray) and data.X.dtype == np.float64
+    assert data.feature_names == ["num", "colour", "flag"]
+    assert data.label_names == ["lab b", "lab_a"]  # ARFF order
+    assert data.feature_types == ["numeric", "nominal", "nominal"]
+    assert data.categories == {"colour": ["red", "green", "blue"], "flag": ["1", "0"]}
+    assert data.relation == "toy"
+    assert data.filename == str(arff_path)
+    expected_X = np.array([[1.5, 1, 1], [np.nan, 2, 0], [-2, np.nan, 1]])
+    np.testing.assert_array_equal(data.X, expected_X)  # NaN where missing; {1,0} kept by value
+    assert sp.issparse(data.Y) and data.Y.format == "csr" and data.Y.dtype == np.uint8
+    np.testing.assert_array_equal(data.Y.toarray(), [[1, 0], [0, 1], [1, 1]])
+
+
+SPARSE = """@relation sparse_toy
+@attribute f0 numeric
+@attribute f1 {a,b,c}
+@attribute f2 {1,0}
+@attribute f3 {0,1}
+@attribute l0 {0,1}
+@attribute l1 {0,1}
+@data
+{0 2.5,1 c,4 1}
+{}
+{2 0,3 1,5 1}
+{1 b,2 1,3 0,4 1,5 1}
+{}
+"""
+
+
+def test_sparse_file(tmp_path):
+    arff_path = write(tmp_path / "s.arff", SPARSE)
+    data = load_arff(arff_path, n_labels=-2)
+    assert isinstance(data.X, sp.csr_array) and data.X.dtype == np.float64
+    # Omitted values are WEKA's internal 0: 0.0, or the first declared
+    # value of a nominal attribute -- '1' for f2 declared {1,0}.
+    expected_X = [[2.5, 2, 1, 0], [0, 0, 1, 0], [0, 0, 0, 1], [0, 1, 1, 0], [0, 0, 1, 0]]
+    np.testing.assert_array_equal(data.X.toarray(), expected_X)
+    np.testing.assert_array_equal(data.Y.toarray(), [[1, 0], [0, 0], [0, 1], [1, 1], [0, 0]])
+    assert data.X.shape[0] == 5  # trailing empty rows kept
+    assert data.Y.dtype == np.uint8 and data.Y.format == "csr"
+    assert data.feature_types == ["numeric", "nominal", "nominal", "nominal"]
+
+
+def test_sparse_missing_feature_is_nan(tmp_path):
+    text = "@relation r\n@attribute f0 numeric\n@attribute f1 {0,1}\n@attribute l {0,1}\n@data\n{0 ?,2 1}\n{1 ?}\n"
+    data = load_arff(write(tmp_path / "m.arff", text), n_labels=-1)
+    X = data.X.toarray()
+    assert np.isnan(X[0, 0]) and np.isnan(X[1, 1])
+    assert np.count_nonzero(~np.isnan(X) & (X != 0)) == 0
+
+
+@pytest.mark.parametrize("text", [DENSE, SPARSE])
+def test_gzipped_files_read_like_plain(tmp_path, text):
+    plain = write(tmp_path / "plain.arff", text)
+    # Recognised by content: the name need not end in .gz.
+    for name in ("z.arff.gz", "z_gzipped.arff"):
+        with gzip.open(tmp_path / name, "wt", encoding="utf-8") as fh:
+            fh.write(text)
+        a = load_arff(plain, n_labels=-2)
+        b = load_arff(tmp_path / name, n_labels=-2)
+        Xa = a.X.toarray() if sp.issparse(a.X) else a.X
+        Xb = b.X.toarray() if sp.issparse(b.X) else b.X
+        np.testing.assert_array_equal(Xa, Xb)
+        assert (a.Y != b.Y).nnz == 0
+        assert a.feature_names == b.feature_names and a.label_names == b.label_names
+
+
+MEKA_FIRST = """@relation 'scene: -C 2'
+@attribute y0 {0,1}
+@attribute y1 {0,1}
+@attribute x0 numeric
+@attribute x1 numeric
+@data
+1,0,0.5,0.25
+0,1,1,2
+"""
+
+
+def test_meka_first_labels(tmp_path):
+    data = load_arff(write(tmp_path / "meka.arff", MEKA_FIRST))
+    assert data.label_names == ["y0", "y1"]
+    assert data.feature_names == ["x0", "x1"]
+    np.testing.assert_array_equal(data.Y.toarray(), [[1, 0], [0, 1]])
+    np.testing.assert_array_equal(data.X, [[0.5, 0.25], [1, 2]])
+    assert data.relation == "scene: -C 2"
+
+
+def test_meka_last_labels(tmp_path):
+    text = """@relation 'Music: -C -2 -split 3'
+@attribute x0 numeric
+@attribute y0 {0,1}
+@attribute y1 {0,1}
+@data
+3,1,1
+4,0,1
+"""
+    data = load_arff(write(tmp_path / "meka.arff", text))
+    assert data.label_names == ["y0", "y1"] and data.feature_names == ["x0"]
+    np.testing.assert_array_equal(data.Y.toarray(), [[1, 1], [0, 1]])
+
+
+def test_n_labels_overrides_relation(tmp_path):
+    path = write(tmp_path / "meka.arff", MEKA_FIRST)
+    data = load_arff(path, n_labels=1)
+    assert data.label_names == ["y0"]
+    assert data.feature_names == ["y1", "x0", "x1"]
+    assert data.feature_types == ["nominal", "numeric", "numeric"]
+
+
+def test_xml_decides_over_stale_meka_relation(tmp_path):
+    # Medical's trap: @relation says -C 2 (first two) but the labels are the last two.
+    text = """@relation 'MEDC: -C 2 -I 0'
+@attribute w0 {0,1}
+@attribute w1 {0,1}
+@attribute c0 {0,1}
+@attribute c1 {0,1}
+@data
+{0 1,3 1}
+{1 1,2 1}
+"""
+    path = write(tmp_path / "med.arff", text)
+    data = load_arff(path, label_xml=label_xml(tmp_path / "med.xml", ["c0", "c1"]))
+    assert data.label_names == ["c0", "c1"]
+    assert data.feature_names == ["w0", "w1"]
+    np.testing.assert_array_equal(data.Y.toarray(), [[0, 1], [1, 0]])
+    np.testing.assert_array_equal(data.X.toarray(), [[1, 0], [0, 1]])
+
+
+def test_escaped_names_match_plain_xml(tmp_path):
+    text = """@relation birds
+@attribute x numeric
+@attribute 'Swainson\\'s Thrush' {0,1}
+@attribute 'Brown Creeper' {0,1}
+@data
+1,1,0
+"""
+    path = write(tmp_path / "b.arff", text)
+    assert "\\'" in path.read_text()
+    data = load_arff(path, label_xml=label_xml(tmp_path / "b.xml", ["Brown Creeper", "Swainson&apos;s Thrush"]))
+    assert data.label_names == ["Swainson's Thrush", "Brown Creeper"]
+    np.testing.assert_array_equal(data.Y.toarray(), [[1, 0]])
+
+
+def test_xml_without_namespace_and_nested_labels(tmp_path):
+    arff_path = write(tmp_path / "t.arff", DENSE)
+    xml_path = write(tmp_path / "t.xml", """<?xml version="1.0"?>
+<labels>
+  <label name="lab_a"><label name="lab b"></label></label>
+</labels>""")
+    data = load_arff(arff_path, label_xml=xml_path)
+    assert data.label_names == ["lab b", "lab_a"]
+    nested_ns = write(tmp_path / "u.xml", f"""<labels xmlns="{MULAN_NS}">
+  <label name="lab b"><label name="lab_a"/></label>
+</labels>""")
+    assert load_arff(arff_path, label_xml=nested_ns).label_names == ["lab b", "lab_a"]
+
+
+# --- errors -----------------------------------------------------------------
+
+def test_missing_arff_file(tmp_path):
+    missing = tmp_path / "nope.arff"
+    with pytest.raises(FileNotFoundError, match=re.escape(str(missing))):
+        load_arff(missing, n_labels=1)
+
+
+def test_missing_xml_file(tmp_path):
+    path = write(tmp_path / "t.arff", DENSE)
+    with pytest.raises(FileNotFoundError, match="nope.xml"):
+        load_arff(path, label_xml=tmp_path / "nope.xml")
+
+
+def test_xml_label_not_in_arff(tmp_path):
+    path = write(tmp_path / "t.arff", DENSE)
+    xml_path = label_xml(tmp_path / "t.xml", ["lab_a", "ghost"])
+    with pytest.raises(ValueError, match="ghost") as info:
+        load_arff(path, label_xml=xml_path)
+    assert str(path) in str(info.value) and str(xml_path) in str(info.value)
+
+
+def test_no_way_to_know_the_labels(tmp_path):
+    path = write(tmp_path / "t.arff", DENSE)
+    with pytest.raises(ValueError, match="cannot tell which attributes are labels"):
+        load_arff(path)
+
+
+@pytest.mark.parametrize("declared", ["numeric", "{0,1,2}", "{yes,no}"])
+def test_label_attribute_must_be_nominal_binary(tmp_path, declared):
+    text = f"@relation r\n@attribute x numeric\n@attribute lab {declared}\n@data\n1,{declared.strip('{}').split(',')[0] if '{' in declared else 1}\n"
+    path = write(tmp_path / "t.arff", text)
+    with pytest.raises(ValueError, match=r"label attribute 'lab' must be nominal \{0,1\}"):
+        load_arff(path, n_labels=-1)
+
+
+def test_missing_label_value_dense(tmp_path):
+    path = write(tmp_path / "t.arff", DENSE.replace("-2,?,1,1,1", "-2,red,1,?,1"))
+    with pytest.raises(ValueError, match=r"label 'lab b' is missing .* data row 3") as info:
+        load_arff(path, n_labels=-2)
+    assert str(path) in str(info.value)
+
+
+def test_missing_label_value_sparse(tmp_path):
+    path = write(tmp_path / "t.arff", SPARSE.replace("{2 0,3 1,5 1}", "{2 0,3 1,5 ?}"))
+    with pytest.raises(ValueError, match=r"label 'l1' is missing .* data row 3"):
+        load_arff(path, n_labels=-2)
+
+
+def test_label_value_outside_declared_values(tmp_path):
+    path = write(tmp_path / "t.arff", DENSE.replace("1.5,green,1,1,0", "1.5,green,1,2,0"))
+    with pytest.raises(ValueError, match="not a valid ARFF file"):
+        load_arff(path, n_labels=-2)
+
+
+def test_label_xml_and_n_labels_together(tmp_path):
+    path = write(tmp_path / "t.arff", DENSE)
+    with pytest.raises(ValueError, match="not both"):
+        load_arff(path, label_xml=label_xml(tmp_path / "t.xml", ["lab_a"]), n_labels=1)
+
+
+@pytest.mark.parametrize("n_labels", [0, 5, -5, 7])
+def test_n_labels_out_of_range(tmp_path, n_labels):
+    path = write(tmp_path / "t.arff", DENSE)
+    with pytest.raises(ValueError, match="n_labels"):
+        load_arff(path, n_labels=n_labels)
+
+
+@pytest.mark.parametrize("n_labels", [1.5, "2", True])
+def test_n_labels_must_be_integer(tmp_path, n_labels):
+    path = write(tmp_path / "t.arff", DENSE)
+    with pytest.raises(TypeError, match="n_labels"):
+        load_arff(path, n_labels=n_labels)
+
+
+def test_meka_count_too_large(tmp_path):
+    path = write(tmp_path / "t.arff", MEKA_FIRST.replace("-C 2", "-C 9"))
+    with pytest.raises(ValueError, match="-C in @relation = 9"):
+        load_arff(path)
+
+
+def test_invalid_arff(tmp_path):
+    path = write(tmp_path / "bad.arff", "@relation r\n@attribute x numeric\n@data\n1,2,3\n")
+    with pytest.raises(ValueError, match=r"bad\.arff is not a valid ARFF file"):
+        load_arff(path, n_labels=1)
+
+
+def test_dense_row_in_sparse_file(tmp_path):
+    path = write(tmp_path / "mix.arff", SPARSE.replace("{}\n{2 0", "0,a,1,0,1,1\n{2 0"))
+    with pytest.raises(ValueError, match="not a valid ARFF file"):
+        load_arff(path, n_labels=-2)
+
+
+def test_string_attribute_refused(tmp_path):
+    text = "@relation r\n@attribute s string\n@attribute l {0,1}\n@data\nhello,1\n"
+    with pytest.raises(ValueError, match="attribute 's' has type STRING"):
+        load_arff(write(tmp_path / "s.arff", text), n_labels=-1)
+
+
+def test_bad_xml(tmp_path):
+    path = write(tmp_path / "t.arff", DENSE)
+    with pytest.raises(ValueError, match="not a valid XML file"):
+        load_arff(path, label_xml=write(tmp_path / "bad.xml", "<labels><label name='a'></labels>"))
+    with pytest.raises(ValueError, match="names no labels"):
+        load_arff(path, label_xml=write(tmp_path / "empty.xml", f'<labels xmlns="{MULAN_NS}"/>'))
+    with pytest.raises(ValueError, match="more than once"):
+        load_arff(path, label_xml=label_xml(tmp_path / "dup.xml", ["lab_a", "lab_a"]))
+    with pytest.raises(ValueError, match="no 'name' attribute"):
+        load_arff(path, label_xml=write(tmp_path / "noname.xml", "<labels><label/></labels>"))
+
+
+# --- round trip ---------------------------------------------------------------
+
+@st.composite
+def matrices(draw):
+    n = draw(st.integers(0, 6))
+    d = draw(st.integers(1, 4))
+    q = draw(st.integers(1, 3))
+    values = st.one_of(st.just(0.0), st.just(np.nan), st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: round(v, 3)))
+    X = np.array(draw(st.lists(st.lists(values, min_size=d, max_size=d), min_size=n, max_size=n)), dtype=float)
+    Y = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=q, max_size=q), min_size=n, max_size=n)))
+    return X.reshape(n, d), Y.reshape(n, q)
+
+
+def _arff_text(X, Y, sparse, labels_first):
+    d, q = X.shape[1], Y.shape[1]
+    feats = [f"@attribute x{j} numeric" for j in range(d)]
+    labs = [f"@attribute y{k} {{0,1}}" for k in range(q)]
+    header = ["@relation rt"] + (labs + feats if labels_first else feats + labs) + ["@data"]
+    rows = []
+    for x, y in zip(X, Y):
+        cells = [str(int(v)) for v in y] + ["?" if np.isnan(v) else repr(float(v)) for v in x] if labels_first else \
+            ["?" if np.isnan(v) else repr(float(v)) for v in x] + [str(int(v)) for v in y]
+        if sparse:
+            rows.append("{" + ",".join(f"{j} {c}" for j, c in enumerate(cells) if c not in ("0", "0.0")) + "}")
+        else:
+            rows.append(",".join(cells))
+    return "\n".join(header + rows) + "\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(matrices(), st.booleans(), st.booleans())
+def test_round_trip(tmp_path_factory, XY, sparse, labels_first):
+    X, Y = XY
+    path = tmp_path_factory.mktemp("rt") / "rt.arff"
+    write(path, _arff_text(X, Y, sparse, labels_first))
+    q = Y.shape[1]
+    data = load_arff(path, n_labels=q if labels_first else -q)
+    got = data.X.toarray() if sp.issparse(data.X) else data.X
+    assert sp.issparse(data.X) == (sparse and X.shape[0] > 0)
+    np.testing.assert_array_equal(got, X)
+    np.testing.assert_array_equal(data.Y.toarray(), Y)
+    assert data.label_names == [f"y{k}" for k in range(q)]
