@@ -353,3 +353,10 @@ def test_round_trip(tmp_path_factory, XY, sparse, labels_first):
     np.testing.assert_array_equal(got, X)
     np.testing.assert_array_equal(data.Y.toarray(), Y)
     assert data.label_names == [f"y{k}" for k in range(q)]
+
+
+def test_byte_order_mark_is_ignored(tmp_path):
+    path = tmp_path / "bom.arff"
+    path.write_bytes(b"\xef\xbb\xbf" + MEKA_FIRST.encode("utf-8"))
+    data = load_arff(path)
+    assert data.relation == "scene: -C 2" and data.label_names == ["y0", "y1"]

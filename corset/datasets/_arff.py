@@ -66,7 +66,7 @@ def _open_text(path):
         gzipped = fh.read(2) == b"\x1f\x8b"
     opener = gzip.open if gzipped else open
     try:
-        with opener(path, "rt", encoding="utf-8", newline=None) as fh:
+        with opener(path, "rt", encoding="utf-8-sig", newline=None) as fh:
             return fh.read()
     except UnicodeDecodeError:
         # WEKA writes its platform encoding; latin-1 decodes any byte string.
