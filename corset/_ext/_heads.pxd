@@ -1,0 +1,80 @@
+# Head sampling by discriminativity (Algorithm 3 of the paper): the kernels.
+#
+# The contract for other kernels (the greedy head search of CORSET-GH seeds
+# itself with a pair drawn here):
+#
+#   from corset._ext._heads cimport PairSampler, PairStats, cftp_pair, HEADS_OK
+#   cdef PairSampler ps = <built in Python by corset.sampling.HeadSampler.pair_sampler(tail)>
+#   cdef Py_ssize_t i_pos, i_neg
+#   cdef PairStats stats
+#   with nogil:
+#       status = cftp_pair(&ps.c, seed, &i_pos, &i_neg, &stats)
+#   # status == HEADS_OK: D+ = ps.c.pos_records[i_pos], D- = ps.c.neg_records[i_neg],
+#   # drawn with probability exactly proportional to w(D+, D-) (note 9).
+#
+# Every function here is a pure kernel: ``noexcept nogil``, no allocation,
+# errors returned as a status code (HEADS_*), raised by the Python layer.
+from corset._ext._typedefs cimport index_t, int64_t, ptr_t, uint8_t, uint64_t
+
+cdef enum:
+    HEADS_OK = 0
+    HEADS_PROPOSAL_LIMIT = 1    # max_proposals proposals examined without acceptance
+    HEADS_NOT_BOUNDING = 2      # a proposal weight below the target weight (a bug upstream)
+    HEADS_NO_HEAD = 3           # the head draw met a pair of weight 0 (unreachable unless mutated)
+    HEADS_NO_MEMORY = 4
+
+# Test-only mutations (tests/test_sampling_mutations.py): each breaks exactness
+# in one way the chi-square tests must detect.  MUTATION_NONE in production.
+cdef enum:
+    MUTATION_NONE = 0
+    MUTATION_PRINTED_DRAW = 1   # the head draw of Algorithm 3 as printed, whatever the length bounds
+    MUTATION_NON_BOUNDING = 2   # skip the bound check (the caller passes a non-bounding proposal)
+    MUTATION_ZERO_WEIGHT = 3    # a zero-weight pair gets acceptance ratio 1 (the ⊥ convention)
+
+ctypedef struct PairProposal:
+    # Proposal over the positive records D_T^+ (static cumulative weights).
+    const index_t* pos_records          # record ids of D_T^+
+    const double* pos_cumulative        # partial sums of the scaled proposal weights
+    const double* pos_log_proposal      # unscaled log proposal factor of each positive record
+    Py_ssize_t n_pos
+    Py_ssize_t pos_last                 # last index of positive proposal weight
+    # Proposal over the negative records D_T^-; NULL arrays mean uniform with factor 1.
+    const index_t* neg_records
+    const double* neg_cumulative
+    const double* neg_log_proposal
+    Py_ssize_t n_neg
+    Py_ssize_t neg_last
+    # Record -> sorted feature ids (F_D).
+    const ptr_t* feature_indptr
+    const index_t* feature_ids
+    # log W_n for n = 0..len-1, W_n = sum_{j=m..M} C(n, j): the number of heads of
+    # allowed length inside a set of n features (-inf when W_n = 0).
+    const double* log_w
+    int64_t max_proposals
+    int mutation
+
+ctypedef struct PairStats:
+    int64_t n_trials    # proposals examined from the empty state until the first acceptance
+    int64_t n_steps     # time steps of the final CFTP run (its T + 1); rejection: n_trials
+
+ctypedef struct HeadSpace:
+    int64_t min_length
+    int64_t max_length
+    const double* log_factorial        # log n! for n = 0..n_log_factorial-1
+    Py_ssize_t n_log_factorial
+    int mutation
+
+cdef double log_acceptance(const PairProposal* p, Py_ssize_t i_pos, Py_ssize_t i_neg) noexcept nogil
+cdef int cftp_pair(const PairProposal* p, uint64_t seed, Py_ssize_t* i_pos, Py_ssize_t* i_neg,
+                   PairStats* stats) noexcept nogil
+cdef int rejection_pair(const PairProposal* p, uint64_t seed, Py_ssize_t* i_pos, Py_ssize_t* i_neg,
+                        PairStats* stats) noexcept nogil
+cdef Py_ssize_t draw_head(const index_t* pos_features, Py_ssize_t a,
+                          const index_t* neg_features, Py_ssize_t b,
+                          const HeadSpace* space, uint64_t* state,
+                          uint8_t* flags, double* work, index_t* out) noexcept nogil
+
+cdef class PairSampler:
+    cdef PairProposal c
+    cdef readonly object arrays     # the arrays behind c's pointers, kept alive
+    cdef readonly Py_ssize_t widest_positive   # max |F_D| over D_T^+

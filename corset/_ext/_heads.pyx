@@ -1,0 +1,489 @@
+"""Head sampling by discriminativity (Algorithm 3 of the paper): the kernels.
+
+Target.  For a tail T with positive records D_T^+ and negative records
+D_T^-, a head H of length in [m, M] is drawn with probability proportional
+to its discriminativity (eq. sampling-disc), |D^+[H]| * |D^- \\ D^-[H]|.
+Two-stage form (note 9 of the paper notes): a pair (D+, D-) ∈ D_T^+ × D_T^-
+with weight
+
+    w(D+, D-) = sum_{j=m..M} [C(|D+|, j) - C(|D+ ∩ D-|, j)] = W_a - W_k,
+
+the number of heads H ⊆ F_{D+} of allowed length with H ⊄ F_{D-}
+(a = |F_{D+}|, k = |F_{D+} ∩ F_{D-}|, W_n = sum_{j=m..M} C(n, j)); then H
+uniform over those heads.
+
+Pair stage.  Coupling from the past (Algorithm 3) for the independent
+Metropolis-Hastings chain with proposal q(D+, D-) ∝ w̄(D+, D-) and
+acceptance min(1, r(y) / r(x)), r = w / w̄.  Both proposals offered bound
+the target, w̄ >= w (note 10 and 11), so r <= 1 and the empty state ⊥
+(ratio w̄/w := 1, the largest) is the state from which moves are hardest to
+accept: a proposal accepted from ⊥ is accepted from every state, all chains
+coalesce there, and CFTP's output is exact.  Started from ⊥, the first
+acceptance is a rejection-sampling draw (exactly ∝ w) and the MH steps
+after it preserve w.
+
+* The acceptance test is strict, log(u) < log r(y) - log r(x) with u in
+  (0, 1): a zero-weight pair (log r = -inf) is never accepted (note 10).
+* Every time step t draws its proposal and uniform from its own generator
+  state, derived from the call's seed and t, so doubling T re-uses the
+  randomness of the steps already simulated, as CFTP requires.  A restart
+  examines only its new (older) steps from ⊥: the old steps were already seen
+  to reject from ⊥, so the chain would reach them in state ⊥ and fail again.
+  That shortcut gives exactly the output of the full re-simulation.
+* Log space throughout (note 12): log r(y) = (log W_a - log q+(D+))
+  + log1p(-exp(log W_k - log W_a)) - log q-(D-); no product of weights is
+  ever formed.  The tables log W_n are computed from exact integers.
+
+Head stage.  Given the pair, with d = a - k features of D+ outside D-:
+j ~ C(a, j) - C(k, j) on [m, min(M, a)], then the number i >= 1 of features
+taken from F_{D+} \\ F_{D-} ~ C(d, i) C(k, j - i) (Vandermonde: these sum to
+C(a, j) - C(k, j)), then uniform i- and (j - i)-subsets by selection sampling
+(which emits them in sorted order).  For a <= 62 the weights are exact
+uint64 integers and the draws exact; beyond, they are computed from log n!
+(relative error about 1e-13, far below what any test can see).  With m <= 1
+and no effective maximum, the faster draw of Algorithm 3's last line (H1 a
+non-empty uniform subset of F_{D+} \\ F_{D-}, H2 a uniform subset of the
+intersection) is the same distribution and is used.
+"""
+import numpy as np
+
+from libc.math cimport INFINITY, exp, log, log1p
+from libc.stdlib cimport free, malloc
+
+from corset._ext._typedefs cimport index_t, int64_t, ptr_t, uint8_t, uint64_t
+from corset._ext._random cimport rng_below, rng_bit, rng_next, rng_uniform, rng_uniform_open
+from corset._ext._intersect cimport intersect_count_ptr
+from corset._ext._weighted cimport cumulative_draw
+
+# Proposal ratios above this (in log) are not rounding but a proposal that
+# does not bound the target.
+cdef double BOUND_TOLERANCE = 1e-9
+
+# C(n, j) for n <= 62 is below 2^62, and so is every sum of such terms used
+# below: exact uint64 arithmetic.
+cdef enum:
+    EXACT_MAX = 62
+cdef uint64_t _binom[63][63]
+
+
+cdef void _fill_binomials() noexcept:
+    cdef Py_ssize_t n, j
+    for n in range(EXACT_MAX + 1):
+        for j in range(EXACT_MAX + 1):
+            _binom[n][j] = 0
+        _binom[n][0] = 1
+        for j in range(1, n + 1):
+            _binom[n][j] = _binom[n - 1][j - 1] + _binom[n - 1][j]
+
+
+_fill_binomials()
+
+
+# -- pair stage ---------------------------------------------------------------
+cdef inline uint64_t _step_state(uint64_t seed, int64_t t) noexcept nogil:
+    """The generator state of time step t: a SplitMix64 output keyed by (seed, t).
+
+    seed ^ t*K is distinct for every t (K odd), and SplitMix64's output
+    function is a bijection, so every step starts from its own state.
+    """
+    cdef uint64_t s = seed ^ (<uint64_t>t * <uint64_t>0xD1B54A32D192ED03ULL)
+    return rng_next(&s)
+
+
+cdef inline void _propose(const PairProposal* p, uint64_t* state,
+                          Py_ssize_t* i_pos, Py_ssize_t* i_neg) noexcept nogil:
+    i_pos[0] = cumulative_draw(p.pos_cumulative, p.n_pos, p.pos_last, state)
+    if p.neg_cumulative == NULL:
+        i_neg[0] = <Py_ssize_t>rng_below(state, <uint64_t>p.n_neg)
+    else:
+        i_neg[0] = cumulative_draw(p.neg_cumulative, p.n_neg, p.neg_last, state)
+
+
+cdef double log_acceptance(const PairProposal* p, Py_ssize_t i_pos, Py_ssize_t i_neg) noexcept nogil:
+    """log r = log(w(D+, D-) / w̄(D+, D-)); -inf for a pair of weight 0."""
+    cdef index_t r_pos = p.pos_records[i_pos], r_neg = p.neg_records[i_neg]
+    cdef ptr_t s_pos = p.feature_indptr[r_pos], s_neg = p.feature_indptr[r_neg]
+    cdef Py_ssize_t a = p.feature_indptr[r_pos + 1] - s_pos
+    cdef Py_ssize_t b = p.feature_indptr[r_neg + 1] - s_neg
+    cdef Py_ssize_t k = intersect_count_ptr(p.feature_ids + s_pos, a, p.feature_ids + s_neg, b)
+    cdef double log_ratio
+    if k >= a:
+        # F_{D+} ⊆ F_{D-}: every head of D+ also matches D-, w = 0.
+        if p.mutation == MUTATION_ZERO_WEIGHT:
+            return 0.0
+        return -INFINITY
+    # log(W_a - W_k) - log q+ - log q-, with log(W_a - W_k) = log W_a + log1p(-W_k / W_a).
+    log_ratio = (p.log_w[a] - p.pos_log_proposal[i_pos]) + log1p(-exp(p.log_w[k] - p.log_w[a]))
+    if p.neg_log_proposal != NULL:
+        log_ratio -= p.neg_log_proposal[i_neg]
+    return log_ratio
+
+
+cdef int cftp_pair(const PairProposal* p, uint64_t seed, Py_ssize_t* i_pos, Py_ssize_t* i_neg,
+                   PairStats* stats) noexcept nogil:
+    """One pair (D+, D-) ∝ w by coupling from the past (Algorithm 3).
+
+    Time steps t = T, ..., 0 with T = 4, 8, 16, ... (the paper's 2^i, i >= 2).
+    Returns HEADS_OK, or HEADS_PROPOSAL_LIMIT once ``max_proposals`` proposals
+    were examined without coalescence, or HEADS_NOT_BOUNDING.
+    """
+    cdef int64_t T = 4, lowest_new = 0, t, s, trials = 0
+    cdef uint64_t state
+    cdef Py_ssize_t y_pos, y_neg, x_pos, x_neg
+    cdef double lr_y, lr_x
+    cdef bint check = p.mutation != MUTATION_NON_BOUNDING
+    while True:
+        # The steps new to this run, T down to lowest_new (oldest first),
+        # from the state ⊥ (ratio 1).
+        t = T
+        while t >= lowest_new:
+            state = _step_state(seed, t)
+            _propose(p, &state, &y_pos, &y_neg)
+            lr_y = log_acceptance(p, y_pos, y_neg)
+            trials += 1
+            if check and lr_y > BOUND_TOLERANCE:
+                return HEADS_NOT_BOUNDING
+            if log(rng_uniform_open(&state)) < lr_y:
+                # Coalescence at step t: every chain is at y.  Run the MH
+                # chain to time 0 with the same steps' randomness.
+                x_pos = y_pos
+                x_neg = y_neg
+                lr_x = lr_y
+                for s in range(t - 1, -1, -1):
+                    state = _step_state(seed, s)
+                    _propose(p, &state, &y_pos, &y_neg)
+                    lr_y = log_acceptance(p, y_pos, y_neg)
+                    if check and lr_y > BOUND_TOLERANCE:
+                        return HEADS_NOT_BOUNDING
+                    if log(rng_uniform_open(&state)) < lr_y - lr_x:
+                        x_pos = y_pos
+                        x_neg = y_neg
+                        lr_x = lr_y
+                i_pos[0] = x_pos
+                i_neg[0] = x_neg
+                stats.n_trials = trials
+                stats.n_steps = T + 1
+                return HEADS_OK
+            if trials >= p.max_proposals:
+                stats.n_trials = trials
+                stats.n_steps = T + 1
+                return HEADS_PROPOSAL_LIMIT
+            t -= 1
+        # Restart from twice as far in the past; steps <= T keep their randomness.
+        lowest_new = T + 1
+        T *= 2
+
+
+cdef int rejection_pair(const PairProposal* p, uint64_t seed, Py_ssize_t* i_pos, Py_ssize_t* i_neg,
+                        PairStats* stats) noexcept nogil:
+    """One pair ∝ w by plain rejection sampling from the bounding proposal."""
+    cdef uint64_t state = seed
+    cdef int64_t trials = 0
+    cdef Py_ssize_t y_pos, y_neg
+    cdef double lr_y
+    cdef bint check = p.mutation != MUTATION_NON_BOUNDING
+    while trials < p.max_proposals:
+        _propose(p, &state, &y_pos, &y_neg)
+        lr_y = log_acceptance(p, y_pos, y_neg)
+        trials += 1
+        if check and lr_y > BOUND_TOLERANCE:
+            return HEADS_NOT_BOUNDING
+        if log(rng_uniform_open(&state)) < lr_y:
+            i_pos[0] = y_pos
+            i_neg[0] = y_neg
+            stats.n_trials = trials
+            stats.n_steps = trials
+            return HEADS_OK
+    stats.n_trials = trials
+    stats.n_steps = trials
+    return HEADS_PROPOSAL_LIMIT
+
+
+# -- head stage ---------------------------------------------------------------
+cdef inline double _log_binomial(const double* lf, Py_ssize_t n, Py_ssize_t r) noexcept nogil:
+    if r < 0 or r > n:
+        return -INFINITY
+    return lf[n] - lf[r] - lf[n - r]
+
+
+cdef Py_ssize_t _draw_log_weighted(const double* log_weights, Py_ssize_t n, double* scratch,
+                                   uint64_t* state) noexcept nogil:
+    """An index ∝ exp(log_weights) (max-shifted); -1 if every weight is 0."""
+    cdef double top = -INFINITY, total = 0.0, x
+    cdef Py_ssize_t i, last = -1
+    for i in range(n):
+        if log_weights[i] > top:
+            top = log_weights[i]
+    if top == -INFINITY:
+        return -1
+    for i in range(n):
+        scratch[i] = exp(log_weights[i] - top) if log_weights[i] > -INFINITY else 0.0
+        total += scratch[i]
+        if scratch[i] > 0.0:
+            last = i
+    x = rng_uniform(state) * total
+    for i in range(n):
+        if scratch[i] > 0.0:
+            if x < scratch[i]:
+                return i
+            x -= scratch[i]
+    return last
+
+
+cdef Py_ssize_t draw_head(const index_t* pos_features, Py_ssize_t a,
+                          const index_t* neg_features, Py_ssize_t b,
+                          const HeadSpace* space, uint64_t* state,
+                          uint8_t* flags, double* work, index_t* out) noexcept nogil:
+    """A head uniform over {H ⊆ F_{D+} : m <= |H| <= M, H ⊄ F_{D-}}, sorted, into ``out``.
+
+    ``flags`` needs ``a`` bytes, ``work`` 2 * (a + 1) doubles, ``out`` min(M, a)
+    ids.  Returns the head's length, or -1 for a pair with no such head.
+    """
+    cdef Py_ssize_t p, q = 0, k = 0, d, j, i, lo_i, hi_i, n_out = 0, jj, n_j
+    cdef int64_t m = space.min_length if space.min_length > 1 else 1
+    cdef int64_t M = space.max_length if space.max_length < a else a
+    cdef uint64_t total, r, v
+    cdef int64_t need_d, rem_d, need_k, rem_k
+    cdef bint any_chosen
+    # flags bit 0: the feature is also in D-; bit 1: chosen.
+    for p in range(a):
+        while q < b and neg_features[q] < pos_features[p]:
+            q += 1
+        flags[p] = 1 if (q < b and neg_features[q] == pos_features[p]) else 0
+        k += flags[p]
+    d = a - k
+    if d == 0:
+        if space.mutation != MUTATION_ZERO_WEIGHT:
+            return -1
+        # Mutated run only: a zero-weight pair was accepted; draw ignoring D-.
+        for p in range(a):
+            flags[p] = 0
+        k = 0
+        d = a
+    if M < m:
+        return -1
+
+    if space.mutation == MUTATION_PRINTED_DRAW or (m <= 1 and M >= a):
+        # Algorithm 3, last line: H1 uniform non-empty ⊆ F_{D+} \ F_{D-}, H2 uniform ⊆ intersection.
+        any_chosen = False
+        while not any_chosen:
+            for p in range(a):
+                if not (flags[p] & 1):
+                    if rng_bit(state):
+                        flags[p] |= 2
+                        any_chosen = True
+                    else:
+                        flags[p] &= 1
+        for p in range(a):
+            if (flags[p] & 1) and rng_bit(state):
+                flags[p] |= 2
+        for p in range(a):
+            if flags[p] & 2:
+                out[n_out] = pos_features[p]
+                n_out += 1
+        return n_out
+
+    # General bounds: j ∝ C(a, j) - C(k, j), then i ∝ C(d, i) C(k, j - i), i >= 1.
+    n_j = M - m + 1
+    if a <= EXACT_MAX:
+        total = 0
+        for j in range(m, M + 1):
+            total += _binom[a][j] - _binom[k][j]
+        r = rng_below(state, total)
+        j = M
+        for jj in range(m, M + 1):
+            v = _binom[a][jj] - _binom[k][jj]
+            if r < v:
+                j = jj
+                break
+            r -= v
+        lo_i = j - k if j - k > 1 else 1
+        hi_i = j if j < d else d
+        total = 0
+        for i in range(lo_i, hi_i + 1):
+            total += _binom[d][i] * _binom[k][j - i]
+        r = rng_below(state, total)
+        i = hi_i
+        for jj in range(lo_i, hi_i + 1):
+            v = _binom[d][jj] * _binom[k][j - jj]
+            if r < v:
+                i = jj
+                break
+            r -= v
+    else:
+        for jj in range(n_j):
+            j = m + jj
+            work[jj] = _log_binomial(space.log_factorial, a, j)
+            if j <= k:
+                work[jj] += log1p(-exp(_log_binomial(space.log_factorial, k, j) - work[jj]))
+        jj = _draw_log_weighted(work, n_j, work + n_j, state)
+        if jj < 0:
+            return -1
+        j = m + jj
+        lo_i = j - k if j - k > 1 else 1
+        hi_i = j if j < d else d
+        for jj in range(hi_i - lo_i + 1):
+            i = lo_i + jj
+            work[jj] = (_log_binomial(space.log_factorial, d, i)
+                        + _log_binomial(space.log_factorial, k, j - i))
+        jj = _draw_log_weighted(work, hi_i - lo_i + 1, work + (hi_i - lo_i + 1), state)
+        if jj < 0:
+            return -1
+        i = lo_i + jj
+
+    # Selection sampling (Knuth's Algorithm S) on each side, in feature order.
+    need_d = i
+    rem_d = d
+    need_k = j - i
+    rem_k = k
+    for p in range(a):
+        if flags[p] & 1:
+            if need_k > 0 and <int64_t>rng_below(state, <uint64_t>rem_k) < need_k:
+                out[n_out] = pos_features[p]
+                n_out += 1
+                need_k -= 1
+            rem_k -= 1
+        else:
+            if need_d > 0 and <int64_t>rng_below(state, <uint64_t>rem_d) < need_d:
+                out[n_out] = pos_features[p]
+                n_out += 1
+                need_d -= 1
+            rem_d -= 1
+    return n_out
+
+
+# -- Python-facing objects and entry points -----------------------------------
+cdef class PairSampler:
+    """The proposal of Algorithm 3 for one tail, ready for nogil kernels.
+
+    Built by ``corset.sampling._heads.HeadSampler.pair_sampler``; the
+    arguments are validated there.  Holds references to every array its C
+    struct points into.
+    """
+
+    def __init__(self, const index_t[::1] pos_records, const double[::1] pos_cumulative,
+                 const double[::1] pos_log_proposal, Py_ssize_t pos_last,
+                 const index_t[::1] neg_records, neg_cumulative, neg_log_proposal,
+                 Py_ssize_t neg_last,
+                 const ptr_t[::1] feature_indptr, const index_t[::1] feature_ids,
+                 const double[::1] log_w, int64_t max_proposals, int mutation=MUTATION_NONE):
+        cdef const double[::1] nc
+        cdef const double[::1] nl
+        cdef Py_ssize_t j, widest = 0
+        self.arrays = (pos_records, pos_cumulative, pos_log_proposal, neg_records,
+                       neg_cumulative, neg_log_proposal, feature_indptr, feature_ids, log_w)
+        self.c.pos_records = &pos_records[0]
+        self.c.pos_cumulative = &pos_cumulative[0]
+        self.c.pos_log_proposal = &pos_log_proposal[0]
+        self.c.n_pos = pos_records.shape[0]
+        self.c.pos_last = pos_last
+        self.c.neg_records = &neg_records[0]
+        self.c.n_neg = neg_records.shape[0]
+        self.c.neg_last = neg_last
+        self.c.neg_cumulative = NULL
+        self.c.neg_log_proposal = NULL
+        if neg_cumulative is not None:
+            nc = neg_cumulative
+            self.c.neg_cumulative = &nc[0]
+        if neg_log_proposal is not None:
+            nl = neg_log_proposal
+            self.c.neg_log_proposal = &nl[0]
+        self.c.feature_indptr = &feature_indptr[0]
+        self.c.feature_ids = &feature_ids[0] if feature_ids.shape[0] > 0 else NULL
+        self.c.log_w = &log_w[0]
+        self.c.max_proposals = max_proposals
+        self.c.mutation = mutation
+        for j in range(pos_records.shape[0]):
+            widest = max(widest, feature_indptr[pos_records[j] + 1] - feature_indptr[pos_records[j]])
+        self.widest_positive = widest
+
+    @property
+    def n_positive(self):
+        return self.c.n_pos
+
+    @property
+    def n_negative(self):
+        return self.c.n_neg
+
+    def log_acceptance(self, Py_ssize_t i_pos, Py_ssize_t i_neg):
+        """log(w / w̄) of the pair (positive index, negative index): for tests."""
+        return log_acceptance(&self.c, i_pos, i_neg)
+
+
+def sample(PairSampler sampler, const uint64_t[::1] seeds, int method, bint draw_heads,
+           int64_t min_length, int64_t max_length, const double[::1] log_factorial,
+           int mutation=MUTATION_NONE):
+    """One pair (and head) per seed.  ``method``: 0 CFTP, 1 rejection sampling.
+
+    Returns ``(status, failed_at, pos_index, neg_index, n_trials, n_steps,
+    head_indptr, head_ids)``: indices into the sampler's positive and
+    negative records; the heads flattened (empty unless ``draw_heads``).
+    ``status`` is a HEADS_* code for the draw ``failed_at`` (-1 if none).
+    """
+    cdef Py_ssize_t n = seeds.shape[0], h, length, filled = 0, failed_at = -1
+    cdef Py_ssize_t widest = sampler.widest_positive
+    cdef Py_ssize_t cap = widest if max_length > widest else max_length
+    cdef int status = HEADS_OK
+    cdef PairStats stats
+    cdef HeadSpace space
+    cdef uint64_t state
+    cdef Py_ssize_t i_pos = 0, i_neg = 0
+    cdef index_t r_pos, r_neg
+    cdef const PairProposal* p = &sampler.c
+    pos_index = np.zeros(n, dtype=np.int64)
+    neg_index = np.zeros(n, dtype=np.int64)
+    n_trials = np.zeros(n, dtype=np.int64)
+    n_steps = np.zeros(n, dtype=np.int64)
+    head_indptr = np.zeros(n + 1, dtype=np.int64)
+    head_ids = np.zeros(max(n * cap, 1) if draw_heads else 1, dtype=np.int32)
+    cdef long long[::1] vpos = pos_index
+    cdef long long[::1] vneg = neg_index
+    cdef long long[::1] vtrials = n_trials
+    cdef long long[::1] vsteps = n_steps
+    cdef long long[::1] vind = head_indptr
+    cdef index_t[::1] vids = head_ids
+    cdef uint8_t* flags = NULL
+    cdef double* work = NULL
+    space.min_length = min_length
+    space.max_length = max_length
+    space.log_factorial = &log_factorial[0]
+    space.n_log_factorial = log_factorial.shape[0]
+    space.mutation = mutation
+    with nogil:
+        flags = <uint8_t*>malloc((widest + 1) * sizeof(uint8_t))
+        work = <double*>malloc(2 * (widest + 2) * sizeof(double))
+        if flags == NULL or work == NULL:
+            status = HEADS_NO_MEMORY
+        h = 0
+        while status == HEADS_OK and h < n:
+            if method == 0:
+                status = cftp_pair(p, seeds[h], &i_pos, &i_neg, &stats)
+            else:
+                status = rejection_pair(p, seeds[h], &i_pos, &i_neg, &stats)
+            if status != HEADS_OK:
+                failed_at = h
+                break
+            vpos[h] = i_pos
+            vneg[h] = i_neg
+            vtrials[h] = stats.n_trials
+            vsteps[h] = stats.n_steps
+            if draw_heads:
+                # The head's randomness: a stream of its own, keyed by the seed.
+                state = seeds[h] ^ <uint64_t>0xA0761D6478BD642FULL
+                r_pos = p.pos_records[i_pos]
+                r_neg = p.neg_records[i_neg]
+                length = draw_head(p.feature_ids + p.feature_indptr[r_pos],
+                                   p.feature_indptr[r_pos + 1] - p.feature_indptr[r_pos],
+                                   p.feature_ids + p.feature_indptr[r_neg],
+                                   p.feature_indptr[r_neg + 1] - p.feature_indptr[r_neg],
+                                   &space, &state, flags, work, &vids[filled])
+                if length < 0:
+                    status = HEADS_NO_HEAD
+                    failed_at = h
+                    break
+                filled += length
+            vind[h + 1] = filled
+            h += 1
+        free(flags)
+        free(work)
+    return status, failed_at, pos_index, neg_index, n_trials, n_steps, head_indptr, head_ids[:filled]
