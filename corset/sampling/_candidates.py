@@ -1,0 +1,155 @@
+"""Candidate generation (GenCandRules of Algorithm 1): tails, then heads per tail.
+
+At each iteration of the greedy selection, Algorithm 1 asks GenCandRules(ℛ)
+for a pool of candidate rules given the rules ℛ selected so far.  Here that
+is a callable object: it samples ``n_tails`` tails by uncovered area with
+respect to ℛ (Algorithm 2), then ``n_heads_per_tail`` heads for each tail by
+discriminativity (Algorithm 3, or a head method registered by a later
+module), and returns the rules (head, tail) of the pool.  Its tail weights
+are updated for the rules selected since its previous call, never rebuilt
+from scratch unless the selection went back on a rule.
+"""
+import numpy as np
+
+from .._validation import check_positive_int, check_seed
+from ._common import check_data, check_rules
+from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
+
+
+class CandidateGenerator:
+    """A pool of candidate rules per call: ``n_tails`` × ``n_heads_per_tail`` (GenCandRules).
+
+    Parameters
+    ----------
+    data : BinaryData
+    n_tails : int, default=100
+        Tails sampled per call (by uncovered area, Algorithm 2).
+    n_heads_per_tail : int, default=10
+        Heads sampled for each sampled tail (a tail drawn twice gets heads twice).
+    head_method : str, default="cftp"
+        A head method of :func:`corset.sampling.sample_heads` ("cftp",
+        "rejection"; "surs" and "gh" once their modules provide them).
+    proposal : {"paper", "boley"}, default="paper"
+    min_head_length, max_head_length : int, default=1 and None
+    max_proposals : int, optional
+        Passed to the head sampler (default: its own).
+    space : str, default="full"
+        The tail space of :func:`corset.sampling.sample_tails`.
+    deduplicate : bool, default=True
+        Return each rule once (first occurrence order).
+    on_proposal_limit : {"raise", "skip"}, default="raise"
+        What to do when a tail's heads hit ``max_proposals``.
+    random_state : None, int or RandomState
+        Resolved once at construction: a given int gives the same sequence of pools.
+    head_options : dict, optional
+        Extra keyword arguments for a registered head method's factory.
+
+    Attributes
+    ----------
+    skipped_tails_ : list of (tuple, str)
+        Tails of the last call that yielded no head, with the reason: a tail
+        with no negative record (every head has discriminativity 0), one whose
+        every allowed head has discriminativity 0, or (with ``"skip"``) one
+        that hit ``max_proposals``.
+    exhausted_ : bool
+        True when the last call found every label occurrence covered (the
+        pool is then empty).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from corset import BinaryData
+    >>> from corset.sampling import CandidateGenerator
+    >>> rng = np.random.RandomState(0)
+    >>> data = BinaryData(rng.rand(30, 6) < 0.4, rng.rand(30, 3) < 0.4)
+    >>> generate = CandidateGenerator(data, n_tails=5, n_heads_per_tail=2, random_state=0)
+    >>> pool = generate([])
+    >>> all(isinstance(h, tuple) and isinstance(t, tuple) for h, t in pool)
+    True
+    >>> pool2 = generate([pool[0]])   # the tail weights now exclude pool[0]'s coverage
+    """
+
+    def __init__(self, data, *, n_tails=100, n_heads_per_tail=10, head_method="cftp", proposal="paper",
+                 min_head_length=1, max_head_length=None, max_proposals=None, space="full",
+                 deduplicate=True, on_proposal_limit="raise", random_state=None, head_options=None):
+        from . import make_head_sampler, make_tail_sampler
+
+        self.data = check_data(data)
+        self.n_tails = check_positive_int(n_tails, "n_tails", minimum=1)
+        self.n_heads_per_tail = check_positive_int(n_heads_per_tail, "n_heads_per_tail", minimum=1)
+        if on_proposal_limit not in ("raise", "skip"):
+            raise ValueError(f"on_proposal_limit must be 'raise' or 'skip'; got {on_proposal_limit!r}")
+        self.on_proposal_limit = on_proposal_limit
+        self.deduplicate = bool(deduplicate)
+        options = dict(head_options or {})
+        if max_proposals is not None:
+            options["max_proposals"] = max_proposals
+        self._head_sampler = make_head_sampler(data, method=head_method, proposal=proposal,
+                                               min_head_length=min_head_length,
+                                               max_head_length=max_head_length, **options)
+        self._make_tail_sampler = lambda: make_tail_sampler(data, space=space)
+        self._tail_sampler = self._make_tail_sampler()
+        self._rng = check_seed(random_state)
+        self.skipped_tails_ = []
+        self.exhausted_ = False
+
+    @property
+    def pool_shape(self):
+        """(n_tails, n_heads_per_tail): the pool's size before deduplication."""
+        return self.n_tails, self.n_heads_per_tail
+
+    def _sync(self, selected_rules):
+        """Apply the coverage of the rules selected since the last call."""
+        rules = check_rules(selected_rules, self.data, "selected_rules")
+        applied = self._tail_sampler.rules_
+        if rules[:len(applied)] != applied:
+            # The selection dropped or reordered a rule: start again from its list.
+            self._tail_sampler = self._make_tail_sampler()
+            applied = []
+        new = rules[len(applied):]
+        if new:
+            self._tail_sampler.add_rules(new)
+        if hasattr(self._head_sampler, "update_rules"):
+            self._head_sampler.update_rules(rules)
+
+    def __call__(self, selected_rules=()):
+        """The pool of candidate rules given the rules selected so far.
+
+        Parameters
+        ----------
+        selected_rules : sequence of (head, tail)
+            ℛ, in selection order (the generator applies the ones it has not
+            seen yet).
+
+        Returns
+        -------
+        list of (tuple, tuple)
+            Rules (head, tail), sorted feature and label ids.
+        """
+        self._sync(selected_rules)
+        self.skipped_tails_ = []
+        try:
+            tails = self._tail_sampler.sample(self.n_tails, self._rng)
+        except SamplingError:
+            self.exhausted_ = True
+            return []
+        self.exhausted_ = False
+        pool = []
+        for tail in tails:
+            try:
+                heads = self._head_sampler.sample(tail, self.n_heads_per_tail, self._rng)
+            except NoNegativeRecordsError:
+                self.skipped_tails_.append((tail, "no negative record"))
+                continue
+            except NoDiscriminativeHeadError:
+                self.skipped_tails_.append((tail, "no head with positive discriminativity"))
+                continue
+            except ProposalLimitError:
+                if self.on_proposal_limit == "raise":
+                    raise
+                self.skipped_tails_.append((tail, "max_proposals reached"))
+                continue
+            pool.extend((head, tail) for head in heads)
+        if self.deduplicate:
+            pool = list(dict.fromkeys(pool))
+        return pool

@@ -1,0 +1,56 @@
+"""Argument checks shared by the samplers (run before any compiled code)."""
+import numpy as np
+
+from ..binarydata import BinaryData
+from .._validation import check_ids, check_positive_int
+
+
+def check_data(data, name="data"):
+    """``data`` must be a :class:`~corset.BinaryData` with labels."""
+    if not isinstance(data, BinaryData):
+        raise TypeError(f"{name} must be a corset.BinaryData; got {type(data).__name__} "
+                        "(build one with corset.BinaryData(X, Y))")
+    return data
+
+
+def check_tail(tail, data, name="tail"):
+    """A tail as a sorted, non-empty int32 array of label ids."""
+    if isinstance(tail, (int, np.integer)):
+        raise TypeError(f"{name} must be a sequence of label ids, e.g. ({int(tail)},); got the integer {tail!r}")
+    return check_ids(tail, data.n_labels, name, allow_empty=False)
+
+
+def check_rules(rules, data, name="rules"):
+    """Selected rules as a list of (head, tail) pairs of sorted int tuples.
+
+    A head may be empty (it matches every record); a tail may not (it would
+    cover nothing, and the paper's rules have non-empty tails).
+    """
+    if rules is None:
+        return []
+    try:
+        items = list(rules)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of (head, tail) pairs; got {type(rules).__name__}") from None
+    out = []
+    for i, rule in enumerate(items):
+        try:
+            head, tail = rule
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}[{i}] must be a (head, tail) pair of id sequences; got {rule!r}") from None
+        head = check_ids(head, data.n_features, f"{name}[{i}] head")
+        tail = check_ids(tail, data.n_labels, f"{name}[{i}] tail", allow_empty=False)
+        out.append((tuple(int(h) for h in head), tuple(int(t) for t in tail)))
+    return out
+
+
+def check_n(n, name="n"):
+    """A number of samples: an integer >= 0."""
+    return check_positive_int(n, name, minimum=0)
+
+
+def as_tuples(indptr, ids):
+    """Flattened (indptr, ids) as a list of tuples of Python ints."""
+    ids = ids.tolist()
+    indptr = indptr.tolist()
+    return [tuple(ids[indptr[i]:indptr[i + 1]]) for i in range(len(indptr) - 1)]

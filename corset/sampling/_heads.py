@@ -1,0 +1,262 @@
+"""Head sampling by discriminativity (Algorithm 3 of the paper).
+
+For a tail T, a head H with min_head_length <= |H| <= max_head_length is
+drawn with probability proportional to its discriminativity (eq.
+sampling-disc), q_disc(H; T) = |D_T^+[H]| * |D_T^- \\ D_T^-[H]|.  Two stages
+(note 9 of the paper notes): a pair (D+, D-) of a positive and a negative
+record with weight
+
+    w(D+, D-) = sum_{j=m..M} [C(|D+|, j) - C(|D+ ∩ D-|, j)],
+
+the number of heads of allowed length in F_{D+} but not in F_{D-} (for m = 2
+and no maximum this is the paper's eq. weights_discr, 2^a - 2^k - (a - k));
+then a head uniform over those heads.  The pair is drawn by coupling from
+the past (``method="cftp"``, Algorithm 3) or plain rejection sampling
+(``method="rejection"``) from a proposal that bounds w:
+
+``proposal="paper"``
+    w̄(D+) = sum_{j=m..M} C(|D+|, j), uniform over D-: the paper's proposal
+    (section head-sampling), extended to the length bounds.  w̄ - w counts
+    the allowed heads inside F_{D+} ∩ F_{D-}, so w̄ >= w (note 10).
+``proposal="boley"``
+    Boley et al.'s proposal in its corrected form (note 11):
+    sqrt(w1(D+) w2(D-)) with w1(D+) = sum_{j=m..M} C(|D+|, j) and
+    w2(D-) = sum_{j=m..M} [C(|F|, j) - C(|D-|, j)]; w <= min(w1, w2) <=
+    sqrt(w1 w2).  (As printed, w2 can be negative and sqrt(w1 w2) < w.)
+
+Outcomes the paper leaves open, as decided here:
+
+* a tail with no negative record raises :class:`NoNegativeRecordsError`
+  (every head has discriminativity 0);
+* a tail with no positive record raises ``ValueError``;
+* a tail for which every allowed head has discriminativity 0 (no positive
+  record with m features, or every such record inside every negative one)
+  raises :class:`NoDiscriminativeHeadError` before any proposal is drawn;
+* ``max_proposals`` proposals without an accepted pair raise
+  :class:`ProposalLimitError`.
+
+The proposal of each tail (its cumulative weights) is built once and cached.
+"""
+from collections import OrderedDict
+
+import numpy as np
+
+from .._ext import _heads, _weighted
+from .._validation import check_positive_int, check_seed, draw_seeds
+from ._common import as_tuples, check_data, check_n, check_tail
+from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
+from ._weights import head_counts, log_factorials, log_head_counts, log_of, scale_log_weights
+
+PROPOSALS = ("paper", "boley")
+METHODS = {"cftp": 0, "rejection": 1}
+
+#: Default cap on the proposals examined for one pair: at the paper's
+#: proposal, Z̄/Z stays below 10^3 on most tails of the benchmark data (see
+#: docs/sampling.rst); Boley et al.'s needs far more.
+DEFAULT_MAX_PROPOSALS = 10_000_000
+
+# Test-only mutations of the kernels (tests/test_sampling_mutations.py).
+_MUTATIONS = {None: 0, "printed_draw": 1, "non_bounding": 2, "zero_weight": 3}
+
+_STATUS_MESSAGES = {
+    2: "a proposal weight fell below the target weight (the proposal does not bound w)",
+    3: "the head draw met a pair of weight 0",
+    4: "out of memory in the head-sampling kernel",
+}
+
+
+def check_head_lengths(min_head_length, max_head_length):
+    """Validate the head length bounds; returns (m, M or None)."""
+    m = check_positive_int(min_head_length, "min_head_length", minimum=1)
+    M = check_positive_int(max_head_length, "max_head_length", minimum=1, allow_none=True)
+    if M is not None and M < m:
+        raise ValueError(f"max_head_length ({M}) must be >= min_head_length ({m})")
+    return m, M
+
+
+class HeadSampler:
+    """Draw heads ∝ discriminativity for given tails (Algorithm 3).
+
+    Parameters
+    ----------
+    data : BinaryData
+    method : {"cftp", "rejection"}, default="cftp"
+        Coupling from the past as in Algorithm 3, or plain rejection sampling
+        from the same (bounding) proposal.  Both are exact.
+    proposal : {"paper", "boley"}, default="paper"
+        See the module docstring.
+    min_head_length, max_head_length : int, default=1 and None
+        Heads have between ``min_head_length`` and ``max_head_length``
+        features (None: no maximum).  The weights, the proposal and the draw
+        are derived for these bounds.
+    max_proposals : int, default=10_000_000
+        Proposals examined for one pair before :class:`ProposalLimitError`.
+    cache_size : int, default=256
+        Number of tails whose proposal is kept.
+
+    Attributes
+    ----------
+    last_stats_ : dict
+        For the last call: ``n_trials`` (proposals examined until the first
+        acceptance, per sample; its mean estimates Z̄/Z) and ``n_steps``
+        (CFTP: T + 1 of the final run), int64 arrays.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from corset import BinaryData
+    >>> from corset.sampling import HeadSampler
+    >>> X = np.array([[1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 1]])
+    >>> Y = np.array([[1], [1], [0], [0]])
+    >>> sampler = HeadSampler(BinaryData(X, Y), min_head_length=1, max_head_length=2)
+    >>> heads = sampler.sample((0,), 4, random_state=0)
+    >>> all(1 <= len(h) <= 2 for h in heads)
+    True
+    """
+
+    def __init__(self, data, *, method="cftp", proposal="paper", min_head_length=1,
+                 max_head_length=None, max_proposals=DEFAULT_MAX_PROPOSALS, cache_size=256,
+                 _mutation=None):
+        self.data = check_data(data)
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {tuple(METHODS)}; got {method!r}")
+        if proposal not in PROPOSALS:
+            raise ValueError(f"proposal must be one of {PROPOSALS}; got {proposal!r}")
+        if _mutation not in _MUTATIONS:
+            raise ValueError(f"unknown mutation {_mutation!r}")
+        self.method = method
+        self.proposal = proposal
+        self.min_head_length, self.max_head_length = check_head_lengths(min_head_length, max_head_length)
+        self.max_proposals = check_positive_int(max_proposals, "max_proposals", minimum=1)
+        self.cache_size = check_positive_int(cache_size, "cache_size", minimum=1)
+        self._mutation = _mutation
+        self._cache = OrderedDict()
+        self.last_stats_ = None
+        n_max = data.n_features
+        self._log_w = log_head_counts(n_max, self.min_head_length, self.max_head_length)
+        self._log_factorial = log_factorials(max(n_max, 1))
+        self._feature_indptr = data.record_features.indptr
+        self._feature_ids = data.record_features.ids
+        if self._feature_ids.size == 0:
+            self._feature_ids = np.zeros(1, dtype=np.int32)  # a valid pointer; never read
+
+    # -- the proposal of one tail ---------------------------------------------
+    def pair_sampler(self, tail):
+        """The proposal of Algorithm 3 for ``tail``, as a ``corset._ext._heads.PairSampler``.
+
+        Other kernels cimport ``cftp_pair`` and draw seed pairs from it (see
+        ``corset/_ext/_heads.pxd``).  Raises the errors listed in the module
+        docstring.
+        """
+        tail = check_tail(tail, self.data)
+        key = tuple(tail.tolist())
+        sampler = self._cache.get(key)
+        if sampler is not None:
+            self._cache.move_to_end(key)
+            return sampler
+        sampler = self._build(tail, key)
+        self._cache[key] = sampler
+        if len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return sampler
+
+    def _build(self, tail, key):
+        data = self.data
+        m, M = self.min_head_length, self.max_head_length
+        positives = np.ascontiguousarray(data.tail_support(tail), dtype=np.int32)
+        if positives.size == 0:
+            raise ValueError(f"tail {key} has no positive record (no record carries all its labels)")
+        is_positive = np.zeros(data.n_records, dtype=bool)
+        is_positive[positives] = True
+        negatives = np.flatnonzero(~is_positive).astype(np.int32)
+        if negatives.size == 0:
+            raise NoNegativeRecordsError(
+                f"tail {key} is carried by every record: it has no negative record, so every head "
+                "has discriminativity 0")
+        a = np.asarray(data.record_n_features, dtype=np.int64)[positives]
+        log_w1 = self._log_w[a]
+        eligible = np.isfinite(log_w1)
+        if not eligible.any():
+            raise NoDiscriminativeHeadError(
+                f"tail {key}: no positive record has min_head_length={m} features")
+        # Z = 0 iff the features of every eligible positive record lie in every negative one.
+        X = data.X
+        in_every_negative = np.asarray(X[negatives].sum(axis=0)).ravel() == negatives.size
+        outside = X[positives[eligible]] @ (~in_every_negative).astype(np.int64)
+        if not (np.asarray(outside) > 0).any():
+            raise NoDiscriminativeHeadError(
+                f"tail {key}: every head of allowed length matches every negative record "
+                "(discriminativity 0 everywhere)")
+
+        neg_cumulative = neg_log_proposal = None
+        neg_last = negatives.size - 1
+        if self._mutation == "non_bounding":
+            # Test-only: w̄ = 1 for every pair, used as if it bounded w.
+            pos_log_proposal = np.zeros(positives.size)
+        elif self.proposal == "paper":
+            pos_log_proposal = log_w1
+        else:
+            pos_log_proposal = 0.5 * log_w1
+            neg_log_proposal = self._boley_negative_log_weights(negatives)
+            neg_weights, _ = scale_log_weights(neg_log_proposal)
+            neg_cumulative, neg_last = _weighted.cumulative(neg_weights)
+            neg_log_proposal = np.where(np.isfinite(neg_log_proposal), neg_log_proposal, 0.0)
+        pos_weights, _ = scale_log_weights(pos_log_proposal)
+        pos_cumulative, pos_last = _weighted.cumulative(pos_weights)
+        # Records of proposal weight 0 are never drawn; a finite placeholder keeps
+        # their (unused) log factor out of any arithmetic.
+        pos_log_proposal = np.ascontiguousarray(np.where(np.isfinite(pos_log_proposal), pos_log_proposal, 0.0))
+        return _heads.PairSampler(
+            positives, pos_cumulative, pos_log_proposal, pos_last,
+            negatives, neg_cumulative, neg_log_proposal, neg_last,
+            self._feature_indptr, self._feature_ids, self._log_w,
+            self.max_proposals, _MUTATIONS[self._mutation])
+
+    def _boley_negative_log_weights(self, negatives):
+        """½ log w2(D-) = ½ log sum_{j=m..M} [C(|F|, j) - C(|D-|, j)], from exact integers."""
+        W = head_counts(self.data.n_features, self.min_head_length, self.max_head_length)
+        total = W[self.data.n_features]
+        b = np.asarray(self.data.record_n_features, dtype=np.int64)[negatives]
+        values = {int(v): 0.5 * log_of(total - W[int(v)]) for v in np.unique(b)}
+        return np.array([values[int(v)] for v in b], dtype=np.float64)
+
+    # -- drawing ---------------------------------------------------------------
+    def _run(self, tail, n, random_state, draw_heads):
+        n = check_n(n)
+        rng = check_seed(random_state)
+        sampler = self.pair_sampler(tail)
+        seeds = np.ascontiguousarray(draw_seeds(rng, n), dtype=np.uint64)
+        big = np.iinfo(np.int64).max
+        status, failed_at, pos, neg, trials, steps, indptr, ids = _heads.sample(
+            sampler, seeds, METHODS[self.method], draw_heads, self.min_head_length,
+            big if self.max_head_length is None else self.max_head_length,
+            self._log_factorial, _MUTATIONS[self._mutation])
+        self.last_stats_ = {"n_trials": trials, "n_steps": steps}
+        if status == 1:
+            raise ProposalLimitError(
+                f"tail {tuple(check_tail(tail, self.data).tolist())}: no pair accepted after "
+                f"max_proposals={self.max_proposals} proposals (sample {failed_at} of {n}, "
+                f"proposal={self.proposal!r}); the expected number is Z̄/Z, see "
+                "corset.sampling.log_proposal_ratio")
+        if status != 0:
+            raise SamplingError(_STATUS_MESSAGES.get(status, f"head-sampling kernel status {status}"))
+        return sampler, pos, neg, indptr, ids
+
+    def sample(self, tail, n, random_state=None):
+        """``n`` heads for ``tail``, ∝ discriminativity, as sorted tuples of feature ids.
+
+        Same ``random_state`` (an int), same heads.
+        """
+        _, _, _, indptr, ids = self._run(tail, n, random_state, True)
+        return as_tuples(indptr, ids)
+
+    def sample_pairs(self, tail, n, random_state=None):
+        """``n`` pairs (D+, D-) ∝ w (note 9), as two int arrays of record ids."""
+        sampler, pos, neg, _, _ = self._run(tail, n, random_state, False)
+        records = sampler.arrays
+        return np.asarray(records[0])[pos], np.asarray(records[3])[neg]
+
+    def draw_pair(self, tail, random_state=None):
+        """One pair (D+, D-) ∝ w, as two record ids: the seed pair of CORSET-GH."""
+        pos, neg = self.sample_pairs(tail, 1, random_state)
+        return int(pos[0]), int(neg[0])

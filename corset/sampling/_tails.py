@@ -1,0 +1,171 @@
+"""Tail sampling by uncovered area (Algorithm 2 of the paper).
+
+A tail T is drawn with probability proportional to its uncovered area with
+respect to the selected rules ℛ (eq. relarea generalised to tails, section
+sampling_objective):
+
+    a_ℛ(T) = sum over records D with T ⊆ L_D of |T ∩ U_D|,
+
+where U_D = L_D \\ cov_D(ℛ) are the record's label occurrences no selected
+rule covers, and a rule H -> T' covers (D, k) when H ⊆ F_D, T' ⊆ L_D and
+k ∈ T' (the D-specific coverage of eq. covD).  Two stages: a record D with
+weight |U_D| 2^(|L_D| - 1) (eq. wgtRD), then a tail inside D by note 8 of
+the paper notes (one label uniform over U_D, every other label of L_D with
+probability 1/2).
+
+The record weights live in a dynamic sampler (a sum tree, ``_ext._weighted``)
+updated when rules are selected.  The weights are exact: |U_D| * 2^(|L_D| - 1 - E)
+with E the largest exponent |L_D| - 1 among records with uncovered labels,
+formed with ``ldexp`` (no rounding); the tree is rebuilt when E changes, so
+the heaviest record always has a weight near 1 and no weight overflows.
+A record would only lose weight to underflow if its label count were more
+than about 1,000 below the largest, and its probability would then be below
+2^-1000.
+"""
+import numpy as np
+
+from .._ext import _tails, _weighted
+from .._validation import check_seed, draw_seeds
+from ._common import as_tuples, check_data, check_n, check_rules, check_tail
+from ._errors import SamplingError
+
+
+class TailSampler:
+    """Draw tails ∝ uncovered area (Algorithm 2), with weights updated as rules are selected.
+
+    Parameters
+    ----------
+    data : BinaryData
+        Built once from (X, Y); the sampler keeps a reference, never a copy.
+    rules : sequence of (head, tail), default=()
+        Rules already selected; their coverage is removed from the weights.
+
+    Attributes
+    ----------
+    rules_ : list of (tuple, tuple)
+        The rules whose coverage has been applied, in order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from corset import BinaryData
+    >>> from corset.sampling import TailSampler
+    >>> X = np.array([[1, 0], [1, 1], [0, 1]])
+    >>> Y = np.array([[1, 1], [0, 1], [1, 0]])
+    >>> sampler = TailSampler(BinaryData(X, Y))
+    >>> tails = sampler.sample(5, random_state=0)
+    >>> all(isinstance(t, tuple) and len(t) >= 1 for t in tails)
+    True
+    >>> sampler.uncovered_area((0, 1))
+    2
+    >>> sampler.add_rules([((0,), (1,))])   # covers label 1 of records 0 and 1
+    >>> sampler.uncovered_area((0, 1))
+    1
+    """
+
+    def __init__(self, data, rules=()):
+        self.data = check_data(data)
+        labels = data.record_labels
+        self._indptr = labels.indptr
+        self._ids = labels.ids
+        self._n_labels = np.asarray(data.record_n_labels, dtype=np.int64)
+        self._covered = np.zeros(data.n_label_occurrences, dtype=np.uint8)
+        self._n_uncovered = self._n_labels.copy()
+        self.rules_ = []
+        self._size = _weighted.tree_size(max(data.n_records, 1))
+        self._rebuild()
+        if rules:
+            self.add_rules(rules)
+
+    # -- weights -------------------------------------------------------------
+    def _max_exponent(self):
+        live = self._n_uncovered > 0
+        return int(self._n_labels[live].max()) - 1 if live.any() else None
+
+    def _scaled_weights(self, records):
+        """|U_D| * 2^(|L_D| - 1 - E) for ``records`` (exact, see the module docstring)."""
+        u = self._n_uncovered[records]
+        if self._exponent is None:
+            return np.zeros(u.shape, dtype=np.float64)
+        return np.ldexp(u.astype(np.float64), (self._n_labels[records] - 1 - self._exponent).astype(np.int32))
+
+    def _rebuild(self):
+        self._exponent = self._max_exponent()
+        weights = self._scaled_weights(np.arange(self.data.n_records))
+        self._tree = _weighted.sumtree(np.ascontiguousarray(weights))
+
+    def add_rules(self, rules):
+        """Remove the coverage (eq. covD) of newly selected ``rules`` from the weights."""
+        rules = check_rules(rules, self.data)
+        touched = []
+        for head, tail in rules:
+            support = self.data.rule_support(head, tail)
+            _tails.cover(self._indptr, self._ids, support, np.asarray(tail, dtype=np.int32),
+                         self._covered, self._n_uncovered)
+            touched.append(support)
+        self.rules_.extend(rules)
+        if self._max_exponent() != self._exponent:
+            self._rebuild()
+        elif touched:
+            records = np.unique(np.concatenate(touched)).astype(np.int32)
+            _weighted.sumtree_update(self._tree, records, self._scaled_weights(records))
+
+    @property
+    def n_uncovered(self):
+        """|U_D| per record (a copy)."""
+        return self._n_uncovered.copy()
+
+    @property
+    def covered(self):
+        """Covered flags (bool) over the label occurrences of ``data.Y`` in CSR order (a copy)."""
+        return self._covered.astype(bool)
+
+    def record_log2_weights(self):
+        """log2 of each record's weight |U_D| 2^(|L_D| - 1) (eq. wgtRD); -inf for weight 0."""
+        with np.errstate(divide="ignore"):
+            return np.log2(self._n_uncovered.astype(np.float64)) + (self._n_labels - 1)
+
+    def uncovered_area(self, tail):
+        """a_ℛ(T): the target weight of ``tail`` (an exact int)."""
+        tail = check_tail(tail, self.data)
+        total = 0
+        for r in self.data.tail_support(tail):
+            start, stop = self._indptr[r], self._indptr[r + 1]
+            in_tail = np.isin(self._ids[start:stop], tail)
+            total += int(np.count_nonzero(in_tail & (self._covered[start:stop] == 0)))
+        return total
+
+    @property
+    def total_uncovered(self):
+        """The number of label occurrences no selected rule covers."""
+        return int(self._n_uncovered.sum())
+
+    # -- drawing -------------------------------------------------------------
+    def sample(self, n, random_state=None, *, return_records=False):
+        """``n`` tails ∝ uncovered area, as sorted tuples of label ids.
+
+        Parameters
+        ----------
+        n : int >= 0
+        random_state : None, int or RandomState
+            Same value (an int), same tails.
+        return_records : bool, default=False
+            Also return the record each tail was drawn from (first stage).
+
+        Raises
+        ------
+        SamplingError
+            If every label occurrence is covered (every tail has weight 0).
+        """
+        n = check_n(n)
+        rng = check_seed(random_state)
+        if self.total_uncovered == 0:
+            raise SamplingError("every label occurrence is covered by the selected rules: "
+                                "every tail has uncovered area 0")
+        seed = draw_seeds(rng, 1)[0]
+        records, indptr, ids = _tails.sample(self._tree, self._indptr, self._ids, self._covered,
+                                             self._n_uncovered, n, seed)
+        tails = as_tuples(indptr, ids)
+        if return_records:
+            return tails, records
+        return tails
