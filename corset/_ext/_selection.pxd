@@ -1,0 +1,19 @@
+# Kernels of the greedy rule selection (Algorithm 1 of the paper).
+#
+# A rule is seen here through its support D[R] (sorted record ids) and its
+# tail T (sorted label ids); its coverage cov(R) = D[R] x T (eq. coverage) is
+# never materialised.  Label occurrences (i, k) are addressed by their
+# position in the CSR of Y: ``y_indptr[i]`` + the rank of k among record i's
+# labels, so coverage state is a flat array aligned with ``Y.indices``.
+from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, int64_t, float64_t
+
+
+cdef float64_t jaccard_distance_ptr(const index_t* support_a, Py_ssize_t n_support_a,
+                                    const index_t* tail_a, Py_ssize_t n_tail_a,
+                                    const index_t* support_b, Py_ssize_t n_support_b,
+                                    const index_t* tail_b, Py_ssize_t n_tail_b) noexcept nogil
+
+cdef int64_t uncovered_area_ptr(const ptr_t* y_indptr, const index_t* y_ids,
+                                const uint8_t* covered,
+                                const index_t* support, Py_ssize_t n_support,
+                                const index_t* tail, Py_ssize_t n_tail) noexcept nogil

@@ -1,0 +1,523 @@
+"""Compiled kernels of the greedy rule selection (Algorithm 1 of the paper).
+
+What a greedy step needs, with the pool of candidate rules held as CSR arrays
+(rule -> sorted head feature ids, rule -> sorted tail label ids, rule ->
+sorted record ids of its support D[R]):
+
+* :func:`rule_supports`: D[H], D[T] counts and D[R] itself for every rule of
+  a pool, once per pool, through the inverted index;
+* :func:`supports`: D[keys] for a family of item sets (heads at prediction);
+* :func:`greedy_gains`: the uncovered area ``|cov(R) \\ cov(ℛ)|`` (eq.
+  relarea) of every candidate, read from per-occurrence coverage flags, the
+  marginal gain ``½ q(R; ℛ) + λ Σ_j d(R, R_j)`` (or ``½ ΔQ + λ Σ_j d`` for
+  the submodular quality of PAPER-NOTES note 1) and its arg max;
+* :func:`add_coverage`: mark a selected rule's label occurrences covered;
+* :func:`add_distance_sums`, :func:`pairwise_distances`: Jaccard distances of
+  coverages from support intersections (PAPER-NOTES note 6),
+  ``|cov(R1) ∩ cov(R2)| = |D[R1] ∩ D[R2]| · |T1 ∩ T2|``, never from
+  materialised coverage sets;
+* :func:`coverage_positions`: the occurrence positions of a few rules' coverage,
+  for evaluating the objective of a final rule set.
+
+Label occurrence (i, k) lives at position ``y_indptr[i] + rank of k in L_i``
+of the CSR of Y.  Every record of D[R] carries every label of T, so a merge
+of T with L_i finds each label; the merges still stop at the end of L_i so
+that inconsistent input cannot read out of bounds.
+
+No validation happens here (corset.selection validates before calling).
+"""
+import numpy as np
+
+from corset._ext._intersect cimport intersect_count_ptr, intersect_into_ptr, support_into_ptr, support_count_ptr
+from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, int64_t, float64_t
+
+
+# ---------------------------------------------------------------------------
+# Pointer helpers: an empty memoryview has no element 0.
+
+cdef inline const index_t* _iptr(const index_t[::1] a) noexcept nogil:
+    return &a[0] if a.shape[0] > 0 else NULL
+
+
+cdef inline const ptr_t* _pptr(const ptr_t[::1] a) noexcept nogil:
+    return &a[0] if a.shape[0] > 0 else NULL
+
+
+# ---------------------------------------------------------------------------
+# Cores
+
+cdef float64_t jaccard_distance_ptr(const index_t* support_a, Py_ssize_t n_support_a,
+                                    const index_t* tail_a, Py_ssize_t n_tail_a,
+                                    const index_t* support_b, Py_ssize_t n_support_b,
+                                    const index_t* tail_b, Py_ssize_t n_tail_b) noexcept nogil:
+    """Jaccard distance of cov(A) = D[A] x T_A and cov(B) = D[B] x T_B.
+
+    Two empty coverages are identical sets: distance 0 (PAPER-NOTES note 5).
+    One empty and one non-empty: distance 1.
+    """
+    cdef int64_t size_a = <int64_t>n_support_a * n_tail_a
+    cdef int64_t size_b = <int64_t>n_support_b * n_tail_b
+    cdef int64_t shared_labels, shared_records, inter
+    if size_a == 0 and size_b == 0:
+        return 0.0
+    if size_a == 0 or size_b == 0:
+        return 1.0
+    # The tails are short: test them first, most pairs stop here.
+    shared_labels = intersect_count_ptr(tail_a, n_tail_a, tail_b, n_tail_b)
+    if shared_labels == 0:
+        return 1.0
+    shared_records = intersect_count_ptr(support_a, n_support_a, support_b, n_support_b)
+    inter = shared_records * shared_labels
+    return 1.0 - (<float64_t>inter) / (<float64_t>(size_a + size_b - inter))
+
+
+cdef int64_t uncovered_area_ptr(const ptr_t* y_indptr, const index_t* y_ids,
+                                const uint8_t* covered,
+                                const index_t* support, Py_ssize_t n_support,
+                                const index_t* tail, Py_ssize_t n_tail) noexcept nogil:
+    """|cov(R) \\ covered|: the label occurrences of D[R] x T whose flag is 0."""
+    cdef Py_ssize_t s, t
+    cdef ptr_t p, end
+    cdef index_t label
+    cdef int64_t area = 0
+    for s in range(n_support):
+        p = y_indptr[support[s]]
+        end = y_indptr[support[s] + 1]
+        for t in range(n_tail):
+            label = tail[t]
+            while p < end and y_ids[p] < label:
+                p += 1
+            if p == end:
+                break
+            if y_ids[p] == label:
+                area += covered[p] == 0
+                p += 1
+    return area
+
+
+cdef inline void _order_keys_by_length(const ptr_t* indptr, const index_t* keys,
+                                       Py_ssize_t n_keys, index_t* order) noexcept nogil:
+    """``order`` := ``keys`` by increasing posting-list length (insertion sort: tails are short)."""
+    cdef Py_ssize_t i, j
+    cdef index_t key
+    cdef ptr_t length
+    for i in range(n_keys):
+        key = keys[i]
+        length = indptr[key + 1] - indptr[key]
+        j = i
+        while j > 0 and indptr[order[j - 1] + 1] - indptr[order[j - 1]] > length:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = key
+
+
+cdef inline ptr_t _support_bound(const ptr_t* indptr, const index_t* keys, Py_ssize_t n_keys,
+                                 ptr_t bound) noexcept nogil:
+    """min(bound, shortest posting list among ``keys``): a bound on |D[keys]|."""
+    cdef Py_ssize_t i
+    cdef ptr_t length
+    for i in range(n_keys):
+        length = indptr[keys[i] + 1] - indptr[keys[i]]
+        if length < bound:
+            bound = length
+    return bound
+
+
+cdef ptr_t _supports_core(const ptr_t* indptr, const index_t* ids, Py_ssize_t n_records,
+                          const ptr_t* key_indptr, const index_t* key_ids, Py_ssize_t n_sets,
+                          ptr_t* out_indptr, index_t* out_ids,
+                          index_t* work, index_t* order) noexcept nogil:
+    """D[keys] of every set, compacted into ``out_ids`` (room: the sum of the bounds)."""
+    cdef Py_ssize_t r, n, i
+    cdef ptr_t pos = 0
+    out_indptr[0] = 0
+    for r in range(n_sets):
+        n = support_into_ptr(indptr, ids, key_ids + key_indptr[r], key_indptr[r + 1] - key_indptr[r],
+                             n_records, work, order)
+        for i in range(n):
+            out_ids[pos + i] = work[i]
+        pos += n
+        out_indptr[r + 1] = pos
+    return pos
+
+
+cdef ptr_t _rule_supports_core(const ptr_t* feature_indptr, const index_t* feature_ids,
+                               const ptr_t* label_indptr, const index_t* label_ids,
+                               Py_ssize_t n_records,
+                               const ptr_t* head_indptr, const index_t* head_ids,
+                               const ptr_t* tail_indptr, const index_t* tail_ids,
+                               Py_ssize_t n_rules,
+                               ptr_t* out_indptr, index_t* out_ids,
+                               int64_t* head_counts, int64_t* tail_counts,
+                               index_t* head_work, index_t* tail_work, index_t* order) noexcept nogil:
+    """D[R] = D[H] ∩ D[T], |D[H]| and |D[T]| for every rule.
+
+    ``out_ids`` has room for the sum over rules of the bound min(shortest
+    posting list of H, of T): D[R] of rule r is written at the running
+    (compacted) position, which never passes rule r's bounded slot.
+    """
+    cdef Py_ssize_t r, i, n_head, n_tail, n, m
+    cdef const index_t* tail
+    cdef index_t label
+    cdef ptr_t pos = 0
+    out_indptr[0] = 0
+    for r in range(n_rules):
+        n_head = head_indptr[r + 1] - head_indptr[r]
+        n_tail = tail_indptr[r + 1] - tail_indptr[r]
+        tail = tail_ids + tail_indptr[r]
+        n = support_into_ptr(feature_indptr, feature_ids, head_ids + head_indptr[r], n_head,
+                             n_records, head_work, order)
+        head_counts[r] = n
+        tail_counts[r] = support_count_ptr(label_indptr, label_ids, tail, n_tail,
+                                           n_records, tail_work, order)
+        if n_tail == 0:
+            for i in range(n):
+                out_ids[pos + i] = head_work[i]
+            m = n
+        else:
+            # Shortest label list first: the running result only shrinks and
+            # the first write already fits the bounded slot.
+            _order_keys_by_length(label_indptr, tail, n_tail, order)
+            label = order[0]
+            m = intersect_into_ptr(head_work, n, label_ids + label_indptr[label],
+                                   label_indptr[label + 1] - label_indptr[label], out_ids + pos)
+            for i in range(1, n_tail):
+                if m == 0:
+                    break
+                label = order[i]
+                m = intersect_into_ptr(out_ids + pos, m, label_ids + label_indptr[label],
+                                       label_indptr[label + 1] - label_indptr[label], out_ids + pos)
+        pos += m
+        out_indptr[r + 1] = pos
+    return pos
+
+
+cdef Py_ssize_t _greedy_gains_core(const ptr_t* y_indptr, const index_t* y_ids,
+                                   const uint8_t* covered, const float64_t* best_accuracy,
+                                   const ptr_t* support_indptr, const index_t* support_ids,
+                                   const ptr_t* tail_indptr, const index_t* tail_ids,
+                                   const float64_t* accuracy, const float64_t* distance_sums,
+                                   const uint8_t* eligible, Py_ssize_t n_candidates,
+                                   float64_t lam, bint submodular,
+                                   float64_t* gains, int64_t* areas) noexcept nogil:
+    """Gains of every candidate; the eligible one with the largest positive gain.
+
+    Ties go to the lowest index (strict comparison).  Returns -1 when no
+    eligible candidate has a gain > 0.
+    """
+    cdef Py_ssize_t c, s, t, n_tail, chosen = -1
+    cdef ptr_t p, end, q
+    cdef index_t label, record
+    cdef const index_t* tail
+    cdef int64_t area
+    cdef float64_t a, delta_quality, gain, best_gain = 0.0
+    for c in range(n_candidates):
+        a = accuracy[c]
+        tail = tail_ids + tail_indptr[c]
+        n_tail = tail_indptr[c + 1] - tail_indptr[c]
+        area = 0
+        delta_quality = 0.0
+        # Records ascending, labels ascending: the order of sorted((i, k)),
+        # so the sum of ΔQ is reproducible by a reference implementation.
+        for q in range(support_indptr[c], support_indptr[c + 1]):
+            record = support_ids[q]
+            p = y_indptr[record]
+            end = y_indptr[record + 1]
+            for t in range(n_tail):
+                label = tail[t]
+                while p < end and y_ids[p] < label:
+                    p += 1
+                if p == end:
+                    break
+                if y_ids[p] == label:
+                    area += covered[p] == 0
+                    if submodular and a > best_accuracy[p]:
+                        delta_quality = delta_quality + (a - best_accuracy[p])
+                    p += 1
+        areas[c] = area
+        if submodular:
+            gain = 0.5 * delta_quality + lam * distance_sums[c]
+        else:
+            gain = 0.5 * (a * <float64_t>area) + lam * distance_sums[c]
+        gains[c] = gain
+        if eligible[c] and gain > best_gain:
+            best_gain = gain
+            chosen = c
+    return chosen
+
+
+cdef int64_t _add_coverage_core(const ptr_t* y_indptr, const index_t* y_ids,
+                                uint8_t* covered, float64_t* best_accuracy,
+                                const index_t* support, Py_ssize_t n_support,
+                                const index_t* tail, Py_ssize_t n_tail,
+                                float64_t accuracy) noexcept nogil:
+    """Flag cov(R) covered, raise the best accuracy seen there; return how many were new."""
+    cdef Py_ssize_t s, t
+    cdef ptr_t p, end
+    cdef index_t label
+    cdef int64_t new = 0
+    for s in range(n_support):
+        p = y_indptr[support[s]]
+        end = y_indptr[support[s] + 1]
+        for t in range(n_tail):
+            label = tail[t]
+            while p < end and y_ids[p] < label:
+                p += 1
+            if p == end:
+                break
+            if y_ids[p] == label:
+                if covered[p] == 0:
+                    covered[p] = 1
+                    new += 1
+                if accuracy > best_accuracy[p]:
+                    best_accuracy[p] = accuracy
+                p += 1
+    return new
+
+
+cdef void _add_distance_sums_core(const ptr_t* support_indptr, const index_t* support_ids,
+                                  const ptr_t* tail_indptr, const index_t* tail_ids,
+                                  const uint8_t* eligible, Py_ssize_t n_candidates,
+                                  const ptr_t* chosen_support_indptr, const index_t* chosen_support_ids,
+                                  const ptr_t* chosen_tail_indptr, const index_t* chosen_tail_ids,
+                                  Py_ssize_t n_chosen, float64_t* sums) noexcept nogil:
+    """sums[c] += Σ_j d(c, chosen j), j in order, for every eligible candidate c."""
+    cdef Py_ssize_t c, j
+    cdef float64_t s
+    for c in range(n_candidates):
+        if not eligible[c]:
+            continue
+        s = sums[c]
+        for j in range(n_chosen):
+            s = s + jaccard_distance_ptr(
+                support_ids + support_indptr[c], support_indptr[c + 1] - support_indptr[c],
+                tail_ids + tail_indptr[c], tail_indptr[c + 1] - tail_indptr[c],
+                chosen_support_ids + chosen_support_indptr[j],
+                chosen_support_indptr[j + 1] - chosen_support_indptr[j],
+                chosen_tail_ids + chosen_tail_indptr[j], chosen_tail_indptr[j + 1] - chosen_tail_indptr[j])
+        sums[c] = s
+
+
+cdef void _pairwise_distances_core(const ptr_t* support_indptr, const index_t* support_ids,
+                                   const ptr_t* tail_indptr, const index_t* tail_ids,
+                                   Py_ssize_t n_rules, float64_t* out) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef float64_t d
+    for i in range(n_rules):
+        out[i * n_rules + i] = 0.0
+        for j in range(i + 1, n_rules):
+            d = jaccard_distance_ptr(
+                support_ids + support_indptr[i], support_indptr[i + 1] - support_indptr[i],
+                tail_ids + tail_indptr[i], tail_indptr[i + 1] - tail_indptr[i],
+                support_ids + support_indptr[j], support_indptr[j + 1] - support_indptr[j],
+                tail_ids + tail_indptr[j], tail_indptr[j + 1] - tail_indptr[j])
+            out[i * n_rules + j] = d
+            out[j * n_rules + i] = d
+
+
+cdef void _coverage_positions_core(const ptr_t* y_indptr, const index_t* y_ids,
+                                   const ptr_t* support_indptr, const index_t* support_ids,
+                                   const ptr_t* tail_indptr, const index_t* tail_ids,
+                                   Py_ssize_t n_rules, const ptr_t* out_indptr,
+                                   int64_t* out_positions) noexcept nogil:
+    cdef Py_ssize_t r, t, n_tail
+    cdef ptr_t q, p, end, k
+    cdef index_t label
+    cdef const index_t* tail
+    for r in range(n_rules):
+        k = out_indptr[r]
+        tail = tail_ids + tail_indptr[r]
+        n_tail = tail_indptr[r + 1] - tail_indptr[r]
+        for q in range(support_indptr[r], support_indptr[r + 1]):
+            p = y_indptr[support_ids[q]]
+            end = y_indptr[support_ids[q] + 1]
+            for t in range(n_tail):
+                label = tail[t]
+                while p < end and y_ids[p] < label:
+                    p += 1
+                if p == end:
+                    break
+                if y_ids[p] == label:
+                    out_positions[k] = p
+                    k += 1
+                    p += 1
+        # Inconsistent input (a record of D[R] without a label of T) would
+        # leave slots unwritten: mark them so the caller can detect it.
+        while k < out_indptr[r + 1]:
+            out_positions[k] = -1
+            k += 1
+
+
+# ---------------------------------------------------------------------------
+# Python entry points (validated input only; see corset.selection).
+
+def supports(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t n_records,
+             const ptr_t[::1] key_indptr, const index_t[::1] key_ids):
+    """D[keys] for every item set of a CSR family (e.g. the heads of a rule set).
+
+    ``indptr``/``ids`` is an inverted index (item -> sorted record ids).
+    Returns ``(support_indptr, support_ids)``: int64 offsets and sorted int32
+    record ids, one list per set.  The empty set is supported by every record.
+    """
+    cdef Py_ssize_t n_sets = key_indptr.shape[0] - 1, r, max_keys = 1
+    cdef ptr_t total = 0, pos
+    out_indptr = np.zeros(n_sets + 1, dtype=np.int64)
+    cdef ptr_t[::1] out_indptr_view = out_indptr
+    for r in range(n_sets):
+        max_keys = max(max_keys, key_indptr[r + 1] - key_indptr[r])
+        total += _support_bound(&indptr[0], _iptr(key_ids) + key_indptr[r],
+                                key_indptr[r + 1] - key_indptr[r], n_records)
+    out_ids = np.empty(max(total, 1), dtype=np.int32)
+    work = np.empty(max(n_records, 1), dtype=np.int32)
+    order = np.empty(max_keys, dtype=np.int32)
+    cdef index_t[::1] out_view = out_ids, work_view = work, order_view = order
+    if n_sets == 0:
+        return out_indptr, out_ids[:0].copy()
+    with nogil:
+        pos = _supports_core(&indptr[0], _iptr(ids), n_records, &key_indptr[0], _iptr(key_ids), n_sets,
+                             &out_indptr_view[0], &out_view[0], &work_view[0], &order_view[0])
+    return out_indptr, out_ids[:pos].copy()
+
+
+def rule_supports(const ptr_t[::1] feature_indptr, const index_t[::1] feature_ids,
+                  const ptr_t[::1] label_indptr, const index_t[::1] label_ids,
+                  Py_ssize_t n_records,
+                  const ptr_t[::1] head_indptr, const index_t[::1] head_ids,
+                  const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids):
+    """Support statistics of a pool of rules, in one pass.
+
+    Returns ``(support_indptr, support_ids, head_counts, tail_counts)``:
+    D[R] = D[H] ∩ D[T] of every rule as a CSR of sorted record ids, |D[H]|
+    and |D[T]| (int64).
+    """
+    cdef Py_ssize_t n_rules = head_indptr.shape[0] - 1, r, max_keys = 1
+    cdef ptr_t total = 0, pos, bound
+    cdef const index_t* heads = _iptr(head_ids)
+    cdef const index_t* tails = _iptr(tail_ids)
+    for r in range(n_rules):
+        max_keys = max(max_keys, head_indptr[r + 1] - head_indptr[r], tail_indptr[r + 1] - tail_indptr[r])
+        bound = _support_bound(&feature_indptr[0], heads + head_indptr[r],
+                               head_indptr[r + 1] - head_indptr[r], n_records)
+        total += _support_bound(&label_indptr[0], tails + tail_indptr[r],
+                                tail_indptr[r + 1] - tail_indptr[r], bound)
+    out_indptr = np.zeros(n_rules + 1, dtype=np.int64)
+    out_ids = np.empty(max(total, 1), dtype=np.int32)
+    head_counts = np.zeros(n_rules, dtype=np.int64)
+    tail_counts = np.zeros(n_rules, dtype=np.int64)
+    head_work = np.empty(max(n_records, 1), dtype=np.int32)
+    tail_work = np.empty(max(n_records, 1), dtype=np.int32)
+    order = np.empty(max_keys, dtype=np.int32)
+    cdef ptr_t[::1] out_indptr_view = out_indptr
+    cdef index_t[::1] out_view = out_ids, head_work_view = head_work, tail_work_view = tail_work
+    cdef index_t[::1] order_view = order
+    cdef int64_t[::1] head_counts_view = head_counts, tail_counts_view = tail_counts
+    if n_rules == 0:
+        return out_indptr, out_ids[:0].copy(), head_counts, tail_counts
+    with nogil:
+        pos = _rule_supports_core(&feature_indptr[0], _iptr(feature_ids), &label_indptr[0], _iptr(label_ids),
+                                  n_records, &head_indptr[0], heads, &tail_indptr[0], tails, n_rules,
+                                  &out_indptr_view[0], &out_view[0],
+                                  &head_counts_view[0], &tail_counts_view[0],
+                                  &head_work_view[0], &tail_work_view[0], &order_view[0])
+    return out_indptr, out_ids[:pos].copy(), head_counts, tail_counts
+
+
+def greedy_gains(const ptr_t[::1] y_indptr, const index_t[::1] y_ids,
+                 const uint8_t[::1] covered, const float64_t[::1] best_accuracy,
+                 const ptr_t[::1] support_indptr, const index_t[::1] support_ids,
+                 const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids,
+                 const float64_t[::1] accuracy, const float64_t[::1] distance_sums,
+                 const uint8_t[::1] eligible, float64_t lam, bint submodular,
+                 float64_t[::1] gains, int64_t[::1] areas):
+    """One greedy step over a pool (Algorithm 1, the arg max line).
+
+    Writes every candidate's uncovered area (eq. relarea) to ``areas`` and its
+    marginal gain to ``gains``: ``½ a(R)·area + λ·distance_sums`` for the
+    paper's quality, ``½ ΔQ + λ·distance_sums`` for the submodular one, with
+    ΔQ = Σ over cov(R) of max(0, a(R) − best_accuracy).  Returns the index of
+    the eligible candidate with the largest gain > 0 (lowest index on ties),
+    or -1.
+    """
+    cdef Py_ssize_t n_candidates = accuracy.shape[0], chosen
+    if n_candidates == 0:
+        return -1
+    with nogil:
+        chosen = _greedy_gains_core(&y_indptr[0], _iptr(y_ids), &covered[0] if covered.shape[0] else NULL,
+                                    &best_accuracy[0] if best_accuracy.shape[0] else NULL,
+                                    &support_indptr[0], _iptr(support_ids), &tail_indptr[0], _iptr(tail_ids),
+                                    &accuracy[0], &distance_sums[0], &eligible[0], n_candidates,
+                                    lam, submodular, &gains[0], &areas[0])
+    return chosen
+
+
+def add_coverage(const ptr_t[::1] y_indptr, const index_t[::1] y_ids,
+                 uint8_t[::1] covered, float64_t[::1] best_accuracy,
+                 const index_t[::1] support, const index_t[::1] tail, float64_t accuracy):
+    """Update the coverage state with one selected rule; return |cov(R) \\ covered| before it."""
+    cdef int64_t new
+    if support.shape[0] == 0 or tail.shape[0] == 0:
+        return 0
+    with nogil:
+        new = _add_coverage_core(&y_indptr[0], _iptr(y_ids), &covered[0], &best_accuracy[0],
+                                 &support[0], support.shape[0], &tail[0], tail.shape[0], accuracy)
+    return new
+
+
+def add_distance_sums(const ptr_t[::1] support_indptr, const index_t[::1] support_ids,
+                      const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids,
+                      const uint8_t[::1] eligible,
+                      const ptr_t[::1] chosen_support_indptr, const index_t[::1] chosen_support_ids,
+                      const ptr_t[::1] chosen_tail_indptr, const index_t[::1] chosen_tail_ids,
+                      float64_t[::1] sums):
+    """``sums[c] += Σ_j d(c, R_j)`` over the chosen rules j (in order), eligible c only.
+
+    With one chosen rule this is the incremental update of a fixed pool's
+    diversity sums after a selection: one pass over the pool.
+    """
+    cdef Py_ssize_t n_candidates = sums.shape[0]
+    cdef Py_ssize_t n_chosen = chosen_support_indptr.shape[0] - 1
+    if n_candidates == 0 or n_chosen <= 0:
+        return
+    with nogil:
+        _add_distance_sums_core(&support_indptr[0], _iptr(support_ids), &tail_indptr[0], _iptr(tail_ids),
+                                &eligible[0], n_candidates,
+                                &chosen_support_indptr[0], _iptr(chosen_support_ids),
+                                &chosen_tail_indptr[0], _iptr(chosen_tail_ids), n_chosen, &sums[0])
+
+
+def pairwise_distances(const ptr_t[::1] support_indptr, const index_t[::1] support_ids,
+                       const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids):
+    """The symmetric matrix of Jaccard distances between the coverages of a rule set."""
+    cdef Py_ssize_t n_rules = support_indptr.shape[0] - 1
+    out = np.zeros((n_rules, n_rules), dtype=np.float64)
+    cdef float64_t[:, ::1] view = out
+    if n_rules == 0:
+        return out
+    with nogil:
+        _pairwise_distances_core(&support_indptr[0], _iptr(support_ids), &tail_indptr[0], _iptr(tail_ids),
+                                 n_rules, &view[0, 0])
+    return out
+
+
+def coverage_positions(const ptr_t[::1] y_indptr, const index_t[::1] y_ids,
+                       const ptr_t[::1] support_indptr, const index_t[::1] support_ids,
+                       const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids):
+    """cov(R) of each rule as occurrence positions in the CSR of Y (CSR: indptr, int64 positions).
+
+    Only for small rule sets (evaluating the objective of a selection): the
+    output has |D[R]|·|T| entries per rule.  A position of -1 flags a record
+    of D[R] that lacks a label of T (inconsistent input).
+    """
+    cdef Py_ssize_t n_rules = support_indptr.shape[0] - 1
+    sizes = np.diff(np.asarray(support_indptr)) * np.diff(np.asarray(tail_indptr))
+    out_indptr = np.zeros(n_rules + 1, dtype=np.int64)
+    np.cumsum(sizes, out=out_indptr[1:])
+    out = np.empty(max(int(out_indptr[n_rules]), 1), dtype=np.int64)
+    cdef ptr_t[::1] indptr_view = out_indptr
+    cdef int64_t[::1] out_view = out
+    if n_rules == 0:
+        return out_indptr, out[:0].copy()
+    with nogil:
+        _coverage_positions_core(&y_indptr[0], _iptr(y_ids), &support_indptr[0], _iptr(support_ids),
+                                 &tail_indptr[0], _iptr(tail_ids), n_rules, &indptr_view[0], &out_view[0])
+    return out_indptr, out[:indptr_view[n_rules]]

@@ -1,0 +1,58 @@
+"""Rule selection: CORSET's objective, its greedy maximisation, and prediction.
+
+Section problem_formulation and Algorithm 1 of the paper, with the
+corrections of PAPER-NOTES notes 1-7:
+
+* :func:`select_rules`: the standalone entry point, greedy selection over a
+  fixed candidate pool on binary X and Y;
+* :func:`greedy_selection`: Algorithm 1 with a candidate generator called at
+  every step and an optional second round, on a :class:`~corset.BinaryData`;
+* the objective's terms (:func:`objective`, :func:`uncovered_area`,
+  :func:`adjusted_accuracy`, :func:`rule_quality`, :func:`jaccard_distance`,
+  :func:`submodular_quality`) and the record-level coverage of section samp
+  (:func:`d_specific_coverage`, :func:`marginal_coverage`,
+  :func:`coverage_flags`, :func:`uncovered_label_counts`);
+* :func:`predict_labels` and :func:`fired_rules`.
+
+A rule is a pair ``(head, tail)`` of sorted tuples of feature ids and label ids.
+"""
+from ._greedy import SelectionResult, SelectionStep, greedy_selection, select_rules
+from ._objective import (
+    coverage_flags,
+    d_specific_coverage,
+    jaccard_distance,
+    marginal_coverage,
+    objective,
+    objective_terms,
+    pairwise_distances,
+    rule_quality,
+    submodular_quality,
+    uncovered_area,
+    uncovered_label_counts,
+)
+from ._predict import fired_rules, predict_labels
+from ._rules import RuleStatistics, adjusted_accuracy, check_rules, rule_statistics
+
+__all__ = [
+    "RuleStatistics",
+    "SelectionResult",
+    "SelectionStep",
+    "adjusted_accuracy",
+    "check_rules",
+    "coverage_flags",
+    "d_specific_coverage",
+    "fired_rules",
+    "greedy_selection",
+    "jaccard_distance",
+    "marginal_coverage",
+    "objective",
+    "objective_terms",
+    "pairwise_distances",
+    "predict_labels",
+    "rule_quality",
+    "rule_statistics",
+    "select_rules",
+    "submodular_quality",
+    "uncovered_area",
+    "uncovered_label_counts",
+]

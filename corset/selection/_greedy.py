@@ -1,0 +1,483 @@
+"""Greedy max-sum diversification of candidate rules (Algorithm 1 of the paper).
+
+Round 1 asks a candidate generator for a fresh pool at every step and adds
+the candidate with the largest marginal gain
+
+    ``½ q(R; ℛ) + λ Σ_{R_j ∈ ℛ} d(R, R_j)``          (quality="paper")
+    ``½ ΔQ(R; ℛ) + λ Σ_{R_j ∈ ℛ} d(R, R_j)``         (quality="submodular", PAPER-NOTES note 1)
+
+until the share ``c`` of label occurrences newly covered by the chosen rule
+falls to τ or below, the rule budget is reached, the generator returns an
+empty pool, or no candidate has a positive gain.  Round 2 (optional) re-runs
+the greedy over the union of all pools with round 1's number of rules; the
+set with the larger objective f is returned (round 1 on ties, as in
+Algorithm 1).  For the submodular quality, round 2 is a ½-approximation of
+the best rule set of that size in the union (Borodin et al.); for the
+paper's quality no such guarantee holds (note 1).
+
+Coverage state is a pair of flat arrays over label occurrences (aligned with
+``data.Y.indices``): a covered flag and, for Q, the best adjusted accuracy
+among the chosen rules covering the occurrence.  Both are updated when a
+rule is added.  One greedy step is one compiled pass over the pool
+(``corset._ext._selection.greedy_gains``).  In round 2, and on a fixed pool,
+each candidate's sum of distances to the chosen rules is kept and updated
+with the newly chosen rule only, so a step costs one pass over the pool.
+"""
+from collections import namedtuple
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._ext import _selection
+from .._validation import check_positive_int
+from ..binarydata import BinaryData
+from ._objective import _areas, _check_lam, check_quality, objective_terms
+from ._rules import RuleStatistics, _statistics_from_csr, check_rules
+
+__all__ = ["SelectionResult", "SelectionStep", "greedy_selection", "select_rules"]
+
+SelectionStep = namedtuple("SelectionStep", ["round", "step", "rule", "gain", "area", "share"])
+SelectionStep.__doc__ = """What a ``callback`` receives after each selection.
+
+round : int (1 or 2); step : int (0-based); rule : (head, tail);
+gain : float, the marginal gain; area : int, the uncovered area |cov(R) \\ cov(ℛ)|;
+share : float, c = area / ||L||.
+"""
+
+STOP_REASONS = ("tol", "budget", "empty_pool", "no_gain")
+
+
+@dataclass
+class SelectionResult:
+    """The outcome of a greedy selection.
+
+    Attributes
+    ----------
+    rules : list of (tuple of int, tuple of int)
+        The selected rules, in the order they were chosen.
+    gains : ndarray of float64
+        The marginal gain of each rule when it was chosen.
+    areas : ndarray of int64
+        Its uncovered area (eq. relarea) when it was chosen: the label
+        occurrences it newly covered.
+    shares : ndarray of float64
+        ``c = area / ||L||`` at each step (Algorithm 1).
+    objective : float
+        f of the returned rule set (eq. obj with unordered pairs, or f_Q).
+    quality_term, diversity_term : float
+        ``objective = quality_term + lam * diversity_term``.
+    selected_round : int
+        1 or 2: the round whose rule set is returned.
+    objectives : dict
+        f of each round that ran, ``{1: f1}`` or ``{1: f1, 2: f2}``.
+    stop_reason : str
+        Why round 1 stopped: ``"tol"`` (c <= tol), ``"budget"`` (n_rules
+        reached), ``"empty_pool"`` (the generator returned no candidate) or
+        ``"no_gain"`` (no eligible candidate with a positive gain).
+    n_candidates : int
+        The number of distinct candidate rules seen.
+    round_rules : dict
+        The rule set of each round that ran, ``{1: [...]}`` or
+        ``{1: [...], 2: [...]}`` (round 2 has round 1's size at most).
+    lam : float
+    quality : str
+    candidate_indices : ndarray of int64 or None
+        For :func:`select_rules`: the position of each selected rule in the
+        caller's pool (its first occurrence).  None for a generator.
+    """
+
+    rules: list
+    gains: np.ndarray
+    areas: np.ndarray
+    shares: np.ndarray
+    objective: float
+    quality_term: float
+    diversity_term: float
+    selected_round: int
+    objectives: dict
+    stop_reason: str
+    n_candidates: int
+    round_rules: dict
+    lam: float
+    quality: str
+    candidate_indices: np.ndarray = field(default=None)
+
+    def __len__(self):
+        return len(self.rules)
+
+
+class _State:
+    """Coverage state and chosen rules of one greedy run."""
+
+    def __init__(self, data):
+        self.data = data
+        self.y_indptr = np.ascontiguousarray(data.Y.indptr, dtype=np.int64)
+        self.covered = np.zeros(data.n_label_occurrences, dtype=np.uint8)
+        self.best_accuracy = np.zeros(data.n_label_occurrences, dtype=np.float64)
+        self.rules = []
+        self.keys = set()
+        self.parts = []      # one-row RuleStatistics per chosen rule
+        self.gains = []
+        self.areas = []
+        self.shares = []
+        self._chosen = None  # cached concatenation of ``parts``
+
+    def __len__(self):
+        return len(self.rules)
+
+    def share(self, area):
+        n = self.data.n_label_occurrences
+        return area / n if n else 0.0
+
+    def add(self, stats, index, gain, area):
+        new = _selection.add_coverage(self.y_indptr, self.data.Y.indices, self.covered, self.best_accuracy,
+                                      stats.support(index), stats.tail(index), float(stats.accuracy[index]))
+        # The kernel's area and the update must agree: both read the same flags.
+        assert new == area, (new, area)
+        rule = stats.rules[index]
+        self.rules.append(rule)
+        self.keys.add(rule)
+        self.parts.append(stats.subset([index]))
+        self.gains.append(float(gain))
+        self.areas.append(int(area))
+        self.shares.append(self.share(int(area)))
+        self._chosen = None
+        return rule
+
+    def chosen(self):
+        """RuleStatistics of the chosen rules, in order."""
+        if self._chosen is None:
+            self._chosen = RuleStatistics.concatenate(self.parts)
+        return self._chosen
+
+
+def _base_eligibility(stats, allow_empty_coverage):
+    eligible = np.ones(len(stats), dtype=np.uint8)
+    if not allow_empty_coverage:
+        eligible[stats.coverage_sizes == 0] = 0
+    return eligible
+
+
+def _zero_gain_rule(best, state, lam, eligible):
+    """The candidate to take when no eligible candidate has a positive gain (-1: stop).
+
+    On a fixed pool a step where every gain is 0 is followed only by such
+    steps: the quality part (``a·area`` or ΔQ) never grows as rules are
+    added, and a candidate at distance 0 from every chosen rule has the same
+    coverage as all of them, so it stays at distance 0 from whatever is
+    added next.  The one exception is the first step with λ > 0: no
+    distance is counted yet, and later candidates may gain diversity.
+    Stopping there would void the ½-approximation of round 2 (a pool where
+    every a(R) = 0 has optimum λ·Σd > 0), so the first eligible candidate is
+    taken, which is the arg max with ties to the lowest index.
+    """
+    if best >= 0 or len(state) or lam <= 0:
+        return best
+    candidates = np.flatnonzero(eligible)
+    return int(candidates[0]) if candidates.size else -1
+
+
+def _check_tol(tol):
+    if tol is None:
+        return None
+    try:
+        value = float(tol)
+    except (TypeError, ValueError):
+        raise ValueError(f"tol must be None or a number in [0, 1]; got {tol!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"tol must be None or a number in [0, 1]; got {tol!r}")
+    return value
+
+
+def _stop_by_share(share, tol):
+    return tol is not None and share <= tol
+
+
+def _fixed_pool_greedy(data, stats, *, budget, lam, submodular, tol, keep_stopping_rule,
+                       allow_empty_coverage, callback, round_number):
+    """Greedy over one fixed pool; distance sums kept incrementally.  Returns (state, stop_reason)."""
+    state = _State(data)
+    eligible = _base_eligibility(stats, allow_empty_coverage)
+    sums = np.zeros(len(stats), dtype=np.float64)
+    reason = "budget"
+    while len(state) < budget:
+        areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, lam, sums, submodular,
+                                    eligible)
+        best = _zero_gain_rule(best, state, lam, eligible)
+        if best < 0:
+            reason = "no_gain"
+            break
+        share = state.share(int(areas[best]))
+        stop = _stop_by_share(share, tol)
+        if stop and not keep_stopping_rule:
+            reason = "tol"
+            break
+        rule = state.add(stats, best, gains[best], areas[best])
+        eligible[best] = 0
+        if callback is not None:
+            callback(SelectionStep(round_number, len(state) - 1, rule, float(gains[best]), int(areas[best]), share))
+        if stop:
+            reason = "tol"
+            break
+        if lam > 0 and len(state) < budget:
+            # Incremental diversity: add d(candidate, newly chosen rule) only.
+            chosen = state.parts[-1]
+            _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
+                                         stats.tail_ids, eligible, chosen.support_indptr, chosen.support_ids,
+                                         chosen.tail_indptr, chosen.tail_ids, sums)
+    return state, reason
+
+
+def _result(data, states, reasons, lam, quality, n_candidates, candidate_indices=None):
+    """Evaluate f for each round's rule set and keep the better (round 1 on ties)."""
+    objectives = {}
+    terms = {}
+    for round_number, state in states.items():
+        if len(state):
+            terms[round_number] = objective_terms(data, state.chosen(), quality=quality)
+        else:
+            terms[round_number] = (0.0, 0.0)
+        objectives[round_number] = terms[round_number][0] + lam * terms[round_number][1]
+    selected = 1
+    if 2 in objectives and objectives[2] > objectives[1]:
+        selected = 2
+    state = states[selected]
+    indices = None
+    if candidate_indices is not None:
+        indices = np.asarray(candidate_indices[selected], dtype=np.int64)
+    return SelectionResult(
+        rules=list(state.rules),
+        gains=np.asarray(state.gains, dtype=np.float64),
+        areas=np.asarray(state.areas, dtype=np.int64),
+        shares=np.asarray(state.shares, dtype=np.float64),
+        objective=float(objectives[selected]),
+        quality_term=float(terms[selected][0]),
+        diversity_term=float(terms[selected][1]),
+        selected_round=selected,
+        objectives=objectives,
+        stop_reason=reasons[1],
+        n_candidates=int(n_candidates),
+        round_rules={r: list(st.rules) for r, st in states.items()},
+        lam=lam,
+        quality=quality,
+        candidate_indices=indices,
+    )
+
+
+def _check_common(n_rules, lam, quality, tol, callback):
+    n_rules = check_positive_int(n_rules, "n_rules")
+    lam = _check_lam(lam)
+    quality = check_quality(quality)
+    tol = _check_tol(tol)
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable or None; got {callback!r}")
+    return n_rules, lam, quality, tol
+
+
+def _check_labels(data):
+    if not isinstance(data, BinaryData):
+        raise TypeError(f"data must be a corset.BinaryData; got {type(data).__name__}")
+    if data.n_labels == 0:
+        raise ValueError("data has no labels: rule selection needs the label matrix Y")
+
+
+def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality="paper", tol=0.0,
+                     keep_stopping_rule=True, second_round=False, allow_empty_coverage=False,
+                     callback=None):
+    """CORSET's greedy selection with a fresh candidate pool at every step (Algorithm 1).
+
+    Parameters
+    ----------
+    data : BinaryData
+        Binary features and labels, built once.
+    candidate_generator : callable
+        ``candidate_generator(rules) -> sequence of (head, tail)``, called
+        once per step with the list of rules selected so far (GenCandRules
+        of the paper).  The pool is de-duplicated in first-seen order;
+        candidates already selected are never selected again.  A candidate
+        with an empty head or tail, or ids out of range, raises ValueError.
+    n_rules : int, default=150
+        The rule budget k.
+    lam : float, default=1.0
+        λ ≥ 0, the weight of diversity in the gain and in f.
+    quality : {"paper", "submodular"}, default="paper"
+        ``"paper"``: the gain's quality part is ``½ q(R; ℛ) = ½ a(R)·|cov(R) \\
+        cov(ℛ)|`` and f is eq. obj; ``"submodular"``: ``½ ΔQ`` with Q of
+        PAPER-NOTES note 1 (each covered occurrence credited with the best
+        a(R) among the rules covering it), for which round 2 is a
+        ½-approximation.
+    tol : float in [0, 1] or None, default=0.0
+        τ: round 1 stops once the chosen rule's share ``c = |cov(R*) \\
+        cov(ℛ)| / ||L||`` is ≤ τ.  The default 0 stops when the best rule
+        covers no new label occurrence.  None: no share criterion.
+    keep_stopping_rule : bool, default=True
+        Whether the rule whose share brings c to τ or below is added
+        (Algorithm 1 as printed adds it).
+    second_round : bool, default=False
+        Re-run the greedy over the union of all pools with round 1's number
+        of rules (no share criterion), and return the rule set with the
+        larger f (round 1 on ties).
+    allow_empty_coverage : bool, default=False
+        Candidates with an empty coverage (D[R] = ∅) are not selected by
+        default: they have no quality but Jaccard distance 1 to every other
+        rule, so with λ > 0 they would win on diversity alone while
+        predicting only false positives.  True restores the bare arg max.
+    callback : callable, optional
+        Called with a :class:`SelectionStep` after each selection (e.g. to
+        drive a progress bar).
+
+    Returns
+    -------
+    SelectionResult
+
+    Notes
+    -----
+    Stopping: round 1 ends when (checked in this order) the budget is
+    reached, the generator returns an empty pool, no eligible candidate has
+    a gain > 0 (``"no_gain"``; every gain is ≥ 0, and on a fixed pool a step
+    with only zero gains is followed only by such steps, except at the
+    first step with λ > 0, where the first eligible candidate is taken so
+    that diversity can follow), or c ≤ τ.  Ties are broken by the lowest
+    index in the de-duplicated pool.
+
+    Cost of one round-1 step with a pool of M candidates and |ℛ| chosen
+    rules: computing D[R] for the pool (one intersection per candidate over
+    the inverted index), ``O(Σ_R |D[R]|·(|T| + |L_D|))`` for the uncovered
+    areas, and ``O(M·|ℛ|)`` Jaccard distances (a tail intersection, and a
+    support intersection only when the tails share a label).  In round 2
+    the distance sums are incremental: ``O(M)`` distances per step.
+    """
+    _check_labels(data)
+    n_rules, lam, quality, tol = _check_common(n_rules, lam, quality, tol, callback)
+    if not callable(candidate_generator):
+        raise TypeError(f"candidate_generator must be callable; got {candidate_generator!r}")
+    submodular = quality == "submodular"
+    state = _State(data)
+    seen = set()
+    union_parts = []
+    reason = "budget"
+    while len(state) < n_rules:
+        pool = candidate_generator(list(state.rules))
+        if pool is None:
+            raise ValueError("candidate_generator returned None; it must return a sequence of (head, tail) pairs")
+        canonical, arrays, _ = check_rules(pool, data.n_features, data.n_labels, name="candidate pool",
+                                           deduplicate=True)
+        if not canonical:
+            reason = "empty_pool"
+            break
+        stats = _statistics_from_csr(data, canonical, arrays)
+        new = [i for i, rule in enumerate(canonical) if rule not in seen]
+        seen.update(canonical[i] for i in new)
+        if second_round and new:
+            union_parts.append(stats if len(new) == len(canonical) else stats.subset(new))
+        eligible = _base_eligibility(stats, allow_empty_coverage)
+        if state.keys:
+            for i, rule in enumerate(canonical):
+                if rule in state.keys:
+                    eligible[i] = 0
+        sums = np.zeros(len(stats), dtype=np.float64)
+        if lam > 0 and len(state):
+            chosen = state.chosen()
+            _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
+                                         stats.tail_ids, eligible, chosen.support_indptr, chosen.support_ids,
+                                         chosen.tail_indptr, chosen.tail_ids, sums)
+        areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, lam, sums, submodular,
+                                    eligible)
+        best = _zero_gain_rule(best, state, lam, eligible)
+        if best < 0:
+            reason = "no_gain"
+            break
+        share = state.share(int(areas[best]))
+        stop = _stop_by_share(share, tol)
+        if stop and not keep_stopping_rule:
+            reason = "tol"
+            break
+        rule = state.add(stats, best, gains[best], areas[best])
+        if callback is not None:
+            callback(SelectionStep(1, len(state) - 1, rule, float(gains[best]), int(areas[best]), share))
+        if stop:
+            reason = "tol"
+            break
+    states = {1: state}
+    reasons = {1: reason}
+    if second_round and union_parts and len(state):
+        union = RuleStatistics.concatenate(union_parts)
+        states[2], reasons[2] = _fixed_pool_greedy(
+            data, union, budget=len(state), lam=lam, submodular=submodular, tol=None, keep_stopping_rule=True,
+            allow_empty_coverage=allow_empty_coverage, callback=callback, round_number=2)
+    return _result(data, states, reasons, lam, quality, len(seen))
+
+
+def select_rules(X, Y, candidates, *, n_rules=150, lam=1.0, quality="paper", tol=0.0, keep_stopping_rule=True,
+                 allow_empty_coverage=False, callback=None):
+    """Greedy selection of rules from a fixed candidate pool (Algorithm 1 on one pool).
+
+    The standalone entry point: no sampler involved.  Every step considers
+    the whole pool and adds the candidate with the largest marginal gain
+    ``½ q(R; ℛ) + λ Σ_j d(R, R_j)`` (or ``½ ΔQ + λ Σ_j d`` with
+    ``quality="submodular"``).  On a fixed pool Algorithm 1's second round
+    would repeat the first one step for step, so there is none here; with
+    ``quality="submodular"`` and ``tol=None`` the result is a
+    ½-approximation of the best set of its size in the pool.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_records, n_features), or BinaryData
+        Binary features.  A :class:`~corset.BinaryData` (then ``Y`` must be
+        None) avoids rebuilding the inverted index.
+    Y : array-like or sparse matrix of shape (n_records, n_labels) or None
+        Binary labels.
+    candidates : sequence of (head, tail)
+        The pool: heads are feature ids, tails label ids, both non-empty.
+        Repeated rules are considered once (first occurrence).
+    n_rules, lam, quality, tol, keep_stopping_rule, allow_empty_coverage, callback
+        As in :func:`greedy_selection`.
+
+    Returns
+    -------
+    SelectionResult
+        ``rules``, their ``gains``, ``objective`` (f) and
+        ``candidate_indices`` (positions in ``candidates``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from corset.selection import select_rules
+    >>> X = np.array([[1, 1, 0], [1, 0, 0], [0, 1, 1], [0, 0, 1]])
+    >>> Y = np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
+    >>> pool = [((0,), (0,)), ((2,), (1,)), ((1,), (0,)), ((1,), (1,))]
+    >>> result = select_rules(X, Y, pool, n_rules=3, lam=0.5)
+    >>> result.rules
+    [((0,), (0,)), ((2,), (1,)), ((1,), (0,))]
+    >>> result.areas.tolist(), result.candidate_indices.tolist(), result.stop_reason
+    ([2, 2, 0], [0, 1, 2], 'tol')
+    >>> round(result.objective, 4), round(result.quality_term, 4), result.diversity_term
+    (3.3294, 2.0794, 2.5)
+
+    The third rule covers no new label occurrence (c = 0 <= tol) and was
+    chosen for its diversity; Algorithm 1 keeps such a rule, and
+    ``keep_stopping_rule=False`` leaves it out:
+
+    >>> select_rules(X, Y, pool, n_rules=3, lam=0.5, keep_stopping_rule=False).rules
+    [((0,), (0,)), ((2,), (1,))]
+    """
+    if isinstance(X, BinaryData):
+        if Y is not None:
+            raise ValueError("pass either a BinaryData as X with Y=None, or binary matrices X and Y")
+        data = X
+    else:
+        if Y is None:
+            raise ValueError("Y is required: the label matrix of the records in X")
+        data = BinaryData(X, Y)
+    _check_labels(data)
+    n_rules, lam, quality, tol = _check_common(n_rules, lam, quality, tol, callback)
+    canonical, arrays, first_index = check_rules(candidates, data.n_features, data.n_labels, name="candidates",
+                                                 deduplicate=True)
+    stats = _statistics_from_csr(data, canonical, arrays)
+    state, reason = _fixed_pool_greedy(
+        data, stats, budget=n_rules, lam=lam, submodular=quality == "submodular", tol=tol,
+        keep_stopping_rule=keep_stopping_rule, allow_empty_coverage=allow_empty_coverage, callback=callback,
+        round_number=1)
+    positions = {rule: i for i, rule in enumerate(canonical)}
+    chosen = first_index[[positions[r] for r in state.rules]] if len(state) else np.zeros(0, dtype=np.int64)
+    return _result(data, {1: state}, {1: reason}, lam, quality, len(canonical), candidate_indices={1: chosen})

@@ -1,0 +1,299 @@
+"""The terms of CORSET's objective (section problem_formulation of the paper).
+
+* uncovered area ``|cov(R) \\ ∪_{R' ∈ ℛ} cov(R')|`` (eq. relarea), read from
+  per-occurrence coverage flags, never from materialised coverage sets;
+* adjusted accuracy a(R) (eq. disc, :func:`~corset.selection.adjusted_accuracy`);
+* quality q(R; ℛ) = uncovered area · a(R);
+* Jaccard distance of coverages from support intersections (PAPER-NOTES
+  note 6): ``|cov(R1) ∩ cov(R2)| = |D[R1] ∩ D[R2]| · |T1 ∩ T2|``;
+* the objective f(ℛ) of eq. obj, each rule's quality taken against the
+  *other* rules (note 4) and the diversity summed over *unordered* pairs
+  (note 2), and the monotone submodular variant of note 1,
+  ``f_Q(ℛ) = Q(ℛ) + λ Σ_{i<j} d(R_i, R_j)`` with
+  ``Q(ℛ) = Σ_{(i,k) ∈ cov(ℛ)} max {a(R) : R ∈ ℛ covers (i,k)}``;
+* the record-level coverage of section samp (eqs. covD, covDset, covDtail),
+  which the tail sampler's weights are built from.
+
+The cases the paper leaves undefined (PAPER-NOTES note 5) get these values:
+a(R) = 0 when D[H] is empty and when the tail is carried by every record
+(P_D = 1, the indicator P_R > P_D is 0); d(R1, R2) = 0 when both coverages are
+empty (two identical, empty sets: this keeps d a metric), 1 when exactly one
+is empty.
+"""
+import numpy as np
+
+from .._ext import _selection
+from ._rules import RuleStatistics, rule_statistics
+
+__all__ = [
+    "coverage_flags",
+    "d_specific_coverage",
+    "jaccard_distance",
+    "marginal_coverage",
+    "objective",
+    "objective_terms",
+    "pairwise_distances",
+    "rule_quality",
+    "submodular_quality",
+    "uncovered_area",
+    "uncovered_label_counts",
+]
+
+QUALITIES = ("paper", "submodular")
+
+
+def check_quality(quality):
+    """Return ``quality`` if it names a quality function, else raise a clear error."""
+    if quality not in QUALITIES:
+        raise ValueError(f"quality must be one of {QUALITIES}; got {quality!r}")
+    return quality
+
+
+def _statistics(data, rules, name):
+    if isinstance(rules, RuleStatistics):
+        return rules
+    return rule_statistics(data, rules, name=name)
+
+
+# -- coverage state --------------------------------------------------------
+
+def _coverage_positions(data, stats):
+    """cov(R) of every rule of ``stats`` as positions into ``data.Y.indices`` (CSR)."""
+    Y = data.Y
+    indptr, positions = _selection.coverage_positions(
+        np.ascontiguousarray(Y.indptr, dtype=np.int64), Y.indices,
+        stats.support_indptr, stats.support_ids, stats.tail_indptr, stats.tail_ids)
+    if positions.size and positions.min() < 0:  # pragma: no cover - the data layer guarantees D[R] ⊆ D[T]
+        raise RuntimeError("inconsistent rule statistics: a record of D[R] lacks a label of T")
+    return indptr, positions
+
+
+def _coverage_state(data, stats):
+    """(covered flags, best adjusted accuracy) over label occurrences after adding every rule."""
+    covered = np.zeros(data.n_label_occurrences, dtype=np.uint8)
+    best = np.zeros(data.n_label_occurrences, dtype=np.float64)
+    indptr, positions = _coverage_positions(data, stats)
+    covered[positions] = 1
+    np.maximum.at(best, positions, np.repeat(stats.accuracy, np.diff(indptr)))
+    return covered, best
+
+
+def coverage_flags(data, rules):
+    """Which label occurrences the rules cover: cov(ℛ) as flags.
+
+    Parameters
+    ----------
+    data : BinaryData
+    rules : sequence of (head, tail)
+
+    Returns
+    -------
+    ndarray of uint8, shape (data.n_label_occurrences,)
+        Aligned with ``data.Y.indices``: occurrence (i, k) is at position
+        ``data.Y.indptr[i]`` + the rank of k among record i's labels; 1 when
+        some rule of ``rules`` matches record i and has k in its tail.
+    """
+    stats = _statistics(data, rules, "rules")
+    return _coverage_state(data, stats)[0]
+
+
+def uncovered_label_counts(data, rules):
+    """|U_D| per record: the labels of each record that no rule of ``rules`` covers.
+
+    ``U_D = L_D \\ cov_D(ℛ)`` (section samp, the shortcut below eq.
+    covDtail); the record weight of tail sampling (eq. wgtRD) is
+    ``|U_D| · 2^(|L_D| − 1)``.  Returns int64, shape (data.n_records,).
+    """
+    flags = coverage_flags(data, rules)
+    row = np.repeat(np.arange(data.n_records), data.record_n_labels)
+    return np.bincount(row, weights=1 - flags.astype(np.int64), minlength=data.n_records).astype(np.int64)
+
+
+def d_specific_coverage(rules, record_features, record_labels):
+    """D-specific coverage cov_D(ℛ) of a rule set on one record (eqs. covD, covDset).
+
+    ``cov_D(R) = L_D ∩ T`` if R matches D (H ⊆ F_D and T ⊆ L_D), else ∅;
+    ``cov_D(ℛ)`` is the union over ℛ.  Items may be any hashable ids (the
+    paper's example uses letters for labels).
+
+    Parameters
+    ----------
+    rules : iterable of (head, tail)
+        Pass ``[rule]`` for a single rule.
+    record_features, record_labels : iterable
+        F_D and L_D.
+
+    Returns
+    -------
+    frozenset
+
+    Examples
+    --------
+    The example of section samp, corrected as in PAPER-NOTES note 7 (R3 has
+    head {2, 4}, which does not match D):
+
+    >>> D = ({0, 1, 2, 3}, {"a", "b", "c"})
+    >>> R = [({0, 1}, {"a"}), ({1, 2}, {"a", "b"}), ({2, 4}, {"a", "c"})]
+    >>> [sorted(d_specific_coverage([r], *D)) for r in R]
+    [['a'], ['a', 'b'], []]
+    """
+    features = frozenset(record_features)
+    labels = frozenset(record_labels)
+    covered = set()
+    for head, tail in rules:
+        tail = frozenset(tail)
+        if frozenset(head) <= features and tail <= labels:
+            covered |= labels & tail
+    return frozenset(covered)
+
+
+def marginal_coverage(tail, rules, record_features, record_labels):
+    """Marginal coverage ``(L_D ∩ T) \\ cov_D(ℛ)`` of a tail on one record (eq. covDtail).
+
+    Its size is the tail's weight on the record, ``w(T, D)`` (eq. wgtR-tail).
+
+    Examples
+    --------
+    >>> D = ({0, 1, 2, 3}, {"a", "b", "c"})
+    >>> R = [({0, 1}, {"a"}), ({1, 2}, {"a", "b"}), ({2, 4}, {"a", "c"})]
+    >>> sorted(marginal_coverage({"b", "c"}, R, *D))
+    ['c']
+
+    With the printed R3 = {2, 3} -> {a, c}, which does match D, c is covered
+    and the weight is 0 (PAPER-NOTES note 7):
+
+    >>> R[2] = ({2, 3}, {"a", "c"})
+    >>> len(marginal_coverage({"b", "c"}, R, *D))
+    0
+    """
+    labels = frozenset(record_labels)
+    return (labels & frozenset(tail)) - d_specific_coverage(rules, record_features, labels)
+
+
+# -- single terms ----------------------------------------------------------
+
+def uncovered_area(data, rule, rules=()):
+    """Uncovered area ``|cov(R) \\ ∪_{R' ∈ ℛ} cov(R')|`` of ``rule`` w.r.t. ``rules`` (eq. relarea)."""
+    stats = rule_statistics(data, [rule], name="rule")
+    covered = coverage_flags(data, rules)
+    areas = _areas(data, stats, covered, np.zeros(covered.shape[0]))[0]
+    return int(areas[0])
+
+
+def _areas(data, stats, covered, best, lam=0.0, distance_sums=None, submodular=False, eligible=None):
+    """Kernel call: (areas, gains, arg max) of every rule of ``stats`` under a coverage state."""
+    n = len(stats)
+    gains = np.zeros(n, dtype=np.float64)
+    areas = np.zeros(n, dtype=np.int64)
+    if distance_sums is None:
+        distance_sums = np.zeros(n, dtype=np.float64)
+    if eligible is None:
+        eligible = np.ones(n, dtype=np.uint8)
+    Y = data.Y
+    chosen = _selection.greedy_gains(
+        np.ascontiguousarray(Y.indptr, dtype=np.int64), Y.indices, covered, best,
+        stats.support_indptr, stats.support_ids, stats.tail_indptr, stats.tail_ids,
+        stats.accuracy, distance_sums, eligible, float(lam), bool(submodular), gains, areas)
+    return areas, gains, chosen
+
+
+def rule_quality(data, rule, rules=()):
+    """Quality q(R; ℛ) = uncovered area · a(R) (section problem_formulation)."""
+    stats = rule_statistics(data, [rule], name="rule")
+    covered = coverage_flags(data, rules)
+    area = _areas(data, stats, covered, np.zeros(covered.shape[0]))[0][0]
+    return float(area * stats.accuracy[0])
+
+
+def jaccard_distance(data, rule_a, rule_b):
+    """Jaccard distance of the coverages of two rules (note 6: from support intersections).
+
+    0 when both coverages are empty, 1 when exactly one is.
+    """
+    stats = rule_statistics(data, [rule_a, rule_b], name="rules")
+    if len(stats) < 2:  # pragma: no cover - rule_statistics raises on repeats
+        return 0.0
+    return float(_pairwise(stats)[0, 1])
+
+
+def _pairwise(stats):
+    return _selection.pairwise_distances(stats.support_indptr, stats.support_ids,
+                                         stats.tail_indptr, stats.tail_ids)
+
+
+def pairwise_distances(data, rules):
+    """Matrix of Jaccard distances between the coverages of ``rules`` (symmetric, zero diagonal)."""
+    return _pairwise(_statistics(data, rules, "rules"))
+
+
+# -- the objective -----------------------------------------------------------
+
+def objective_terms(data, rules, *, quality="paper"):
+    """The two terms of the objective: ``(quality term, diversity term)``.
+
+    ``f = quality term + λ · diversity term``; see :func:`objective`.
+    """
+    check_quality(quality)
+    stats = _statistics(data, rules, "rules")
+    n = len(stats)
+    if n == 0:
+        return 0.0, 0.0
+    indptr, positions = _coverage_positions(data, stats)
+    sizes = np.diff(indptr)
+    if quality == "paper":
+        # q(R; ℛ \ {R}) counts the occurrences of cov(R) that no other rule covers.
+        counts = np.bincount(positions, minlength=data.n_label_occurrences)
+        owner = np.repeat(np.arange(n), sizes)
+        alone = np.bincount(owner, weights=(counts[positions] == 1), minlength=n)
+        quality_term = float(np.sum(alone * stats.accuracy))
+    else:
+        best = np.zeros(data.n_label_occurrences, dtype=np.float64)
+        np.maximum.at(best, positions, np.repeat(stats.accuracy, sizes))
+        quality_term = float(best.sum())
+    distances = _pairwise(stats)
+    diversity_term = float(distances[np.triu_indices(n, 1)].sum())
+    return quality_term, diversity_term
+
+
+def objective(data, rules, *, lam=1.0, quality="paper"):
+    """The objective f(ℛ) of Problem 1 (eq. obj), with the corrections of PAPER-NOTES.
+
+    ``quality="paper"``:
+    ``f(ℛ) = Σ_{R ∈ ℛ} q(R; ℛ \\ {R}) + λ Σ_{i<j} d(R_i, R_j)``;
+    ``quality="submodular"``:
+    ``f_Q(ℛ) = Q(ℛ) + λ Σ_{i<j} d(R_i, R_j)`` (note 1).
+
+    The diversity term sums over unordered pairs (note 2), which matches the
+    greedy gain ``λ Σ_j d(R, R_j)`` and Borodin et al.'s objective.
+
+    Parameters
+    ----------
+    data : BinaryData
+    rules : sequence of (head, tail)
+        A rule set: each rule at most once.
+    lam : float, default=1.0
+        λ ≥ 0, the weight of diversity.
+    quality : {"paper", "submodular"}
+
+    Returns
+    -------
+    float
+    """
+    lam = _check_lam(lam)
+    quality_term, diversity_term = objective_terms(data, rules, quality=quality)
+    return quality_term + lam * diversity_term
+
+
+def submodular_quality(data, rules):
+    """Q(ℛ): each covered label occurrence credited with the best a(R) among the rules covering it (note 1)."""
+    return objective_terms(data, rules, quality="submodular")[0]
+
+
+def _check_lam(lam):
+    try:
+        value = float(lam)
+    except (TypeError, ValueError):
+        raise ValueError(f"lam must be a non-negative number; got {lam!r}") from None
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"lam must be a finite number >= 0; got {lam!r}")
+    return value

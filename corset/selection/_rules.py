@@ -1,0 +1,281 @@
+"""Rules as plain data, their validation, and their support statistics.
+
+A rule is a pair ``(head, tail)`` of sorted tuples of Python ints: feature ids
+and label ids (section problem_formulation of the paper).  This module turns
+user-supplied rules into that canonical form (with a clear error for anything
+else) and computes, for a list of rules on a :class:`~corset.BinaryData`, the
+statistics every objective term reads: D[H], D[T], D[R] (as a CSR of record
+ids), the precision P_R, the base rate P_D and the adjusted accuracy a(R)
+(eq. disc).  It only reads the data layer and calls the kernels of
+``corset._ext._selection``.
+"""
+import numbers
+
+import numpy as np
+from scipy.special import rel_entr
+
+from .._ext import _selection
+from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
+
+__all__ = ["adjusted_accuracy", "check_rules", "rule_statistics", "RuleStatistics"]
+
+
+def _canonical_ids(ids, n, what, where):
+    """Sorted tuple of distinct ints in [0, n) from ``ids``; ``where`` names the rule in errors."""
+    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
+        raise ValueError(f"{where}: the {what} must be a sequence of integer ids; got {ids!r}")
+    values = []
+    for x in ids:
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+            raise ValueError(f"{where}: the {what} must hold integer ids; got {x!r} in {ids!r}")
+        values.append(int(x))
+    if not values:
+        raise ValueError(f"{where}: the {what} is empty; a rule needs a non-empty head and a non-empty tail")
+    values.sort()
+    if values[0] < 0 or values[-1] >= n:
+        kind = "feature" if what == "head" else "label"
+        raise ValueError(f"{where}: the {what} holds a {kind} id outside [0, {n}): {values}")
+    for a, b in zip(values, values[1:]):
+        if a == b:
+            raise ValueError(f"{where}: the {what} holds a duplicate id: {values}")
+    return tuple(values)
+
+
+def check_rules(rules, n_features, n_labels, *, name="rules", deduplicate=False):
+    """Validate rules and return their canonical form and CSR arrays.
+
+    Parameters
+    ----------
+    rules : iterable of (head, tail)
+        Heads are sequences of feature ids in ``[0, n_features)``, tails
+        sequences of label ids in ``[0, n_labels)``; both non-empty, without
+        duplicates, in any order.
+    n_features, n_labels : int
+        Sizes of the feature and label spaces.
+    name : str
+        The argument's name, used in error messages.
+    deduplicate : bool, default=False
+        If True, keep the first occurrence of each rule (first-seen order);
+        otherwise a repeated rule is an error.
+
+    Returns
+    -------
+    canonical : list of (tuple of int, tuple of int)
+        The rules with sorted heads and tails.
+    arrays : tuple
+        ``(head_indptr, head_ids, tail_indptr, tail_ids)``: int64 offsets and
+        int32 ids, one row per canonical rule.
+    first_index : ndarray of int64
+        For each canonical rule, its position in ``rules`` (its first
+        occurrence when deduplicating).
+
+    Raises
+    ------
+    ValueError
+        If a rule is not a (head, tail) pair, a head or tail is empty, holds a
+        non-integer, a duplicate or an id out of range, or (without
+        ``deduplicate``) a rule occurs twice.
+    """
+    if isinstance(rules, (str, bytes)) or not hasattr(rules, "__iter__"):
+        raise ValueError(f"{name} must be a sequence of (head, tail) pairs; got {rules!r}")
+    seen = {}
+    canonical = []
+    first_index = []
+    for i, rule in enumerate(rules):
+        where = f"{name}[{i}]"
+        try:
+            head, tail = rule
+        except (TypeError, ValueError):
+            raise ValueError(f"{where} must be a (head, tail) pair of id sequences; got {rule!r}") from None
+        key = (_canonical_ids(head, n_features, "head", where), _canonical_ids(tail, n_labels, "tail", where))
+        if key in seen:
+            if deduplicate:
+                continue
+            raise ValueError(f"{where} repeats {name}[{seen[key]}]: {key}; a rule set holds each rule once")
+        seen[key] = i
+        canonical.append(key)
+        first_index.append(i)
+    return canonical, _rules_to_csr(canonical), np.asarray(first_index, dtype=np.int64)
+
+
+def _rules_to_csr(canonical):
+    n = len(canonical)
+    head_lengths = np.fromiter((len(h) for h, _ in canonical), dtype=PTR_DTYPE, count=n)
+    tail_lengths = np.fromiter((len(t) for _, t in canonical), dtype=PTR_DTYPE, count=n)
+    head_indptr = np.zeros(n + 1, dtype=PTR_DTYPE)
+    tail_indptr = np.zeros(n + 1, dtype=PTR_DTYPE)
+    np.cumsum(head_lengths, out=head_indptr[1:])
+    np.cumsum(tail_lengths, out=tail_indptr[1:])
+    head_ids = np.fromiter((f for h, _ in canonical for f in h), dtype=INDEX_DTYPE, count=int(head_indptr[-1]))
+    tail_ids = np.fromiter((k for _, t in canonical for k in t), dtype=INDEX_DTYPE, count=int(tail_indptr[-1]))
+    return head_indptr, head_ids, tail_indptr, tail_ids
+
+
+def _gather_csr(indptr, ids, rows):
+    """Rows ``rows`` of a CSR (indptr, ids), as a new (indptr, ids)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    starts = indptr[rows]
+    lengths = indptr[rows + 1] - starts
+    new_indptr = np.zeros(rows.shape[0] + 1, dtype=PTR_DTYPE)
+    np.cumsum(lengths, out=new_indptr[1:])
+    # Position of every gathered element in the old ids array.
+    offsets = np.arange(int(new_indptr[-1]), dtype=np.int64) - np.repeat(new_indptr[:-1] - starts, lengths)
+    return new_indptr, np.ascontiguousarray(ids[offsets], dtype=ids.dtype)
+
+
+def adjusted_accuracy(rule_count, head_count, tail_count, n_records):
+    """Adjusted accuracy a(R) = I(P_R > P_D) · KL(Bern(P_R) ‖ Bern(P_D)) (eq. disc).
+
+    Parameters
+    ----------
+    rule_count, head_count, tail_count : int or array of int
+        |D[R]|, |D[H]| and |D[T]|.
+    n_records : int
+        |D|.
+
+    Returns
+    -------
+    float or ndarray of float64
+        In nats (natural logarithm).  Never NaN:
+
+        * the indicator ``P_R > P_D`` is evaluated exactly on integers,
+          ``|D[R]|·|D| > |D[T]|·|D[H]|``;
+        * ``|D[H]| = 0`` (P_R undefined, PAPER-NOTES note 5): a(R) = 0;
+        * ``P_D = 1`` (a tail carried by every record): the indicator is 0,
+          so a(R) = 0;
+        * ``P_R = 1``: the term ``0·log 0`` is 0 (``scipy.special.rel_entr``).
+    """
+    scalar = np.ndim(rule_count) == 0 and np.ndim(head_count) == 0 and np.ndim(tail_count) == 0
+    r = np.asarray(rule_count, dtype=np.int64)
+    h = np.asarray(head_count, dtype=np.int64)
+    t = np.asarray(tail_count, dtype=np.int64)
+    n = int(n_records)
+    positive = (h > 0) & (r * n > t * h)
+    # Where the indicator is 1: |D[H]| > 0, |D| > 0 and 0 < P_D < P_R <= 1, so
+    # every logarithm is finite; elsewhere a placeholder 1/2 keeps rel_entr quiet.
+    p = np.where(positive, r / np.maximum(h, 1), 0.5)
+    q = np.where(positive, t / max(n, 1), 0.5)
+    kl = rel_entr(p, q) + rel_entr(1.0 - p, 1.0 - q)
+    out = np.where(positive, kl, 0.0)
+    return float(out) if scalar else out
+
+
+class RuleStatistics:
+    """Support statistics of a list of rules on a :class:`~corset.BinaryData`.
+
+    Built by :func:`rule_statistics`, one kernel pass over the inverted index.
+
+    Attributes
+    ----------
+    rules : list of (tuple of int, tuple of int)
+        The canonical rules, in order.
+    head_indptr, head_ids, tail_indptr, tail_ids : ndarray
+        The heads and tails as CSR (int64 offsets, int32 ids).
+    support_indptr, support_ids : ndarray
+        D[R] = D[H] ∩ D[T] of every rule as a CSR of sorted record ids.
+    head_counts, tail_counts, rule_counts : ndarray of int64
+        |D[H]|, |D[T]|, |D[R]|.
+    tail_lengths : ndarray of int64
+        |T|.
+    coverage_sizes : ndarray of int64
+        |cov(R)| = |D[R]|·|T| (eq. coverage).
+    precision : ndarray of float64
+        P_R = |D[R]| / |D[H]|; 0 where D[H] is empty (undefined in the paper).
+    base_rate : ndarray of float64
+        P_D = |D[T]| / |D| (0 for an empty data set).
+    accuracy : ndarray of float64
+        a(R), see :func:`adjusted_accuracy`.
+    """
+
+    def __init__(self, rules, arrays, support_indptr, support_ids, head_counts, tail_counts, n_records):
+        self.rules = list(rules)
+        self.head_indptr, self.head_ids, self.tail_indptr, self.tail_ids = arrays
+        self.support_indptr = support_indptr
+        self.support_ids = support_ids
+        self.head_counts = head_counts
+        self.tail_counts = tail_counts
+        self.n_records = int(n_records)
+        self.rule_counts = np.diff(support_indptr)
+        self.tail_lengths = np.diff(self.tail_indptr)
+        self.coverage_sizes = self.rule_counts * self.tail_lengths
+        self.precision = np.divide(self.rule_counts, head_counts, out=np.zeros(len(self.rules)),
+                                   where=head_counts > 0)
+        self.base_rate = (tail_counts / self.n_records) if self.n_records else np.zeros(len(self.rules))
+        self.accuracy = adjusted_accuracy(self.rule_counts, head_counts, tail_counts, self.n_records)
+
+    def __len__(self):
+        return len(self.rules)
+
+    def __repr__(self):
+        return f"RuleStatistics(n_rules={len(self.rules)}, n_records={self.n_records})"
+
+    def support(self, i):
+        """D[R] of rule ``i`` (sorted record ids)."""
+        return self.support_ids[self.support_indptr[i]:self.support_indptr[i + 1]]
+
+    def tail(self, i):
+        """Tail of rule ``i`` as an int32 array."""
+        return self.tail_ids[self.tail_indptr[i]:self.tail_indptr[i + 1]]
+
+    def subset(self, indices):
+        """The statistics of rules ``indices`` (in that order), without recomputing supports."""
+        indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+        head = _gather_csr(self.head_indptr, self.head_ids, indices)
+        tail = _gather_csr(self.tail_indptr, self.tail_ids, indices)
+        support = _gather_csr(self.support_indptr, self.support_ids, indices)
+        return RuleStatistics([self.rules[i] for i in indices], head + tail, support[0], support[1],
+                              self.head_counts[indices], self.tail_counts[indices], self.n_records)
+
+    @classmethod
+    def concatenate(cls, parts):
+        """Statistics of the rules of ``parts`` (RuleStatistics on the same data), in order."""
+        parts = list(parts)
+        if not parts:
+            raise ValueError("concatenate needs at least one RuleStatistics")
+
+        def cat(indptrs, idss, dtype):
+            lengths = np.concatenate([np.diff(p) for p in indptrs]).astype(PTR_DTYPE)
+            indptr = np.zeros(lengths.shape[0] + 1, dtype=PTR_DTYPE)
+            np.cumsum(lengths, out=indptr[1:])
+            return indptr, np.concatenate(idss).astype(dtype, copy=False)
+
+        head = cat([p.head_indptr for p in parts], [p.head_ids for p in parts], INDEX_DTYPE)
+        tail = cat([p.tail_indptr for p in parts], [p.tail_ids for p in parts], INDEX_DTYPE)
+        support = cat([p.support_indptr for p in parts], [p.support_ids for p in parts], INDEX_DTYPE)
+        return cls([r for p in parts for r in p.rules], head + tail, support[0], support[1],
+                   np.concatenate([p.head_counts for p in parts]),
+                   np.concatenate([p.tail_counts for p in parts]), parts[0].n_records)
+
+
+def _statistics_from_csr(data, canonical, arrays):
+    head_indptr, head_ids, tail_indptr, tail_ids = arrays
+    f_idx = data.feature_records
+    l_idx = data.label_records
+    support_indptr, support_ids, head_counts, tail_counts = _selection.rule_supports(
+        f_idx.indptr, f_idx.ids, l_idx.indptr, l_idx.ids, data.n_records,
+        head_indptr, head_ids, tail_indptr, tail_ids)
+    return RuleStatistics(canonical, arrays, support_indptr, support_ids, head_counts, tail_counts,
+                          data.n_records)
+
+
+def rule_statistics(data, rules, *, name="rules", deduplicate=False):
+    """Support statistics of ``rules`` on ``data``.
+
+    Parameters
+    ----------
+    data : BinaryData
+        Features and labels (``Y`` required).
+    rules : iterable of (head, tail)
+        See :func:`check_rules`.
+    name : str
+        Argument name for error messages.
+    deduplicate : bool, default=False
+        Drop repeated rules (first-seen order) instead of raising.
+
+    Returns
+    -------
+    RuleStatistics
+    """
+    canonical, arrays, _ = check_rules(rules, data.n_features, data.n_labels, name=name,
+                                       deduplicate=deduplicate)
+    return _statistics_from_csr(data, canonical, arrays)
