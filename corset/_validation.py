@@ -71,13 +71,19 @@ def check_binary_matrix(M, name, *, allow_empty=True):
     if sp.issparse(M):
         M.eliminate_zeros()
         M.sort_indices()
-        out = sp.csr_array((np.ones(M.nnz, dtype=np.uint8), M.indices.astype(INDEX_DTYPE), M.indptr),
-                           shape=M.shape)
+        indices, indptr = M.indices, M.indptr
     else:
-        out = sp.csr_array(np.asarray(M != 0, dtype=np.uint8))
-        out.sort_indices()
-    out.indices = out.indices.astype(INDEX_DTYPE, copy=False)
-    return out
+        dense = sp.csr_array(np.asarray(M != 0, dtype=np.uint8))
+        dense.sort_indices()
+        indices, indptr = dense.indices, dense.indptr
+    # scipy needs indices and indptr of one dtype: int32 whenever the
+    # non-zeros fit (the kernels' INDEX_DTYPE), int64 otherwise.
+    dtype = INDEX_DTYPE if indptr[-1] < np.iinfo(INDEX_DTYPE).max else np.int64
+    return sp.csr_array(
+        (np.ones(indices.shape[0], dtype=np.uint8), indices.astype(dtype, copy=False),
+         indptr.astype(dtype, copy=False)),
+        shape=M.shape,
+    )
 
 
 def check_ids(ids, n, name, *, allow_empty=True):

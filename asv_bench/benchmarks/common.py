@@ -51,7 +51,10 @@ def binarized_benchmark(name):
 
     train = raw_benchmark(name, "train")
     test = raw_benchmark(name, "test")
-    binarizer = PercentileBinarizer(feature_types=train.feature_types)
+    binarizer = PercentileBinarizer(
+        feature_types=train.feature_types,
+        categories=[train.categories.get(name) for name in train.feature_names],
+    )
     X_train = binarizer.fit_transform(train.X)
     X_test = binarizer.transform(test.X)
     return X_train, train.Y, X_test, test.Y
