@@ -9,14 +9,14 @@ from corset._ext import _gh
 from corset.sampling._gh import GreedyHeadSearch, covered_occurrences
 
 
-def reference_search(X, role, candidates, n_positive, gamma, epsilon, normalise):
-    """Algorithm 5 with Python sets: loop while candidates remain, best prefix."""
+def reference_search(X, role, candidates, n_positive, gamma, epsilon, normalise, min_length=1, max_length=None):
+    """Algorithm 5 with Python sets: loop while candidates remain, best prefix of allowed length."""
     n = X.shape[0]
     support = set(range(n))
     remaining = sorted(candidates)
     head, scores = [], []
     phi = 0.0
-    while remaining:
+    while remaining and (max_length is None or len(head) < max_length):
         best = None
         for h in remaining:  # increasing id: ties go to the smaller id
             s = support & set(np.flatnonzero(X[:, h]).tolist())
@@ -33,9 +33,10 @@ def reference_search(X, role, candidates, n_positive, gamma, epsilon, normalise)
         phi = value
         support = s
         remaining.remove(h)
-        if len(support) < epsilon * n_positive:
+        if len(head) >= min_length and len(support) < epsilon * n_positive:
             break
-    best_prefix = int(np.argmax(scores)) + 1 if scores else 0
+    lo = min_length - 1
+    best_prefix = lo + int(np.argmax(scores[lo:])) + 1 if len(scores) >= min_length else 0
     return head[:best_prefix], head, scores
 
 
@@ -51,25 +52,32 @@ def search_case(draw):
     gamma = draw(st.sampled_from([0.0, 0.5, 1.0, 2.0]))
     epsilon = draw(st.sampled_from([0.0, 0.1, 0.5, 1.0]))
     normalise = draw(st.booleans())
-    return X, role, candidates, gamma, epsilon, normalise
+    min_length = draw(st.integers(1, 3))
+    max_length = draw(st.one_of(st.none(), st.integers(min_length, 4)))
+    return X, role, candidates, gamma, epsilon, normalise, min_length, max_length
 
 
 @given(search_case())
 @settings(max_examples=400, deadline=None)
 def test_kernel_matches_reference(case):
-    X, role, candidates, gamma, epsilon, normalise = case
+    X, role, candidates, gamma, epsilon, normalise, min_length, max_length = case
     data = BinaryData(X)
     n_pos = int((role == 1).sum())
     idx = data.feature_records
     head, visited, scores = _gh.greedy_head_search(
-        idx.indptr, idx.ids, np.array(candidates, dtype=np.int32), role, n_pos, gamma, epsilon, normalise)
-    ref_head, ref_visited, ref_scores = reference_search(X, role, candidates, n_pos, gamma, epsilon, normalise)
+        idx.indptr, idx.ids, np.array(candidates, dtype=np.int32), role, n_pos, gamma, epsilon, normalise,
+        min_length, -1 if max_length is None else max_length)
+    ref_head, ref_visited, ref_scores = reference_search(X, role, candidates, n_pos, gamma, epsilon, normalise,
+                                                         min_length, max_length)
     assert visited.tolist() == ref_visited
     assert np.allclose(scores, ref_scores)
     assert head.tolist() == ref_head
-    # The returned head's phi is at least that of every prefix visited.
-    if len(scores):
-        assert scores[len(head) - 1] >= scores.max()
+    # The returned head's phi is at least that of every prefix of allowed length visited.
+    if len(head):
+        assert min_length <= len(head) <= (max_length or len(head))
+        assert scores[len(head) - 1] >= scores[min_length - 1:].max()
+    else:
+        assert len(visited) < min_length
 
 
 def _toy(seed, n=30, m=8, L=3):
@@ -91,7 +99,8 @@ def test_wrapper_variants_match_reference(global_random_seed, seed_kind, candida
     search = GreedyHeadSearch(data, gamma=0.5, epsilon=0.1, candidates=candidates, seed=seed_kind,
                               normalise=normalise)
     rng = np.random.RandomState(global_random_seed)
-    pos, neg = search.draw_pair(tail, rng)
+    pos, neg = search.draw_pairs(tail, 1, rng)
+    pos, neg = pos[0], neg[0]
     head = search.search(tail, pos, neg)
     positives = set(np.flatnonzero(Y[:, 0]).tolist())
     role = np.array([1 if r in positives else 2 for r in range(X.shape[0])], dtype=np.uint8)
@@ -127,7 +136,8 @@ def test_no_negatives_and_empty_candidates():
     Y = np.ones((3, 1), dtype=np.uint8)  # every record is positive: no D−
     data = BinaryData(X, Y)
     search = GreedyHeadSearch(data, seed="uniform")
-    pos, neg = search.draw_pair((0,), np.random.RandomState(0))
+    pos, neg = search.draw_pairs((0,), 1, np.random.RandomState(0))
+    pos, neg = pos[0], neg[0]
     assert neg is None
     head = search.search((0,), pos, neg)
     assert head is not None and len(head) == 1  # phi only falls as the head grows
@@ -160,5 +170,34 @@ def test_parameter_errors():
         GreedyHeadSearch(data, epsilon=2, seed="uniform")
     with pytest.raises(ValueError, match="seed"):
         GreedyHeadSearch(data, seed="bogus")
-    with pytest.raises(ValueError, match="pair_sampler"):
-        GreedyHeadSearch(data, seed="paper")
+    with pytest.raises(ValueError, match="candidates"):
+        GreedyHeadSearch(data, candidates="all")
+    with pytest.raises(ValueError, match="min_head_length"):
+        GreedyHeadSearch(data, min_head_length=0)
+
+
+def test_paper_seed_uses_cftp_pairs_and_respects_lengths(global_random_seed):
+    X, Y = _toy(global_random_seed, n=40, m=10)
+    data = BinaryData(X, Y)
+    search = GreedyHeadSearch(data, seed="paper", min_head_length=2, max_head_length=3)
+    pos, neg = search.draw_pairs((0,), 20, global_random_seed)
+    positives = set(np.flatnonzero(Y[:, 0]).tolist())
+    assert all(p in positives for p in pos) and all(q not in positives for q in neg)
+    heads = search.sample((0,), 20, global_random_seed)
+    assert all(2 <= len(h) <= 3 for h in heads)
+    # Same seed, same heads.
+    assert heads == search.sample((0,), 20, global_random_seed)
+
+
+def test_plugs_into_public_entry_point_and_generator():
+    from corset.sampling import CandidateGenerator, sample_heads
+
+    X, Y = _toy(1, n=40, m=10)
+    heads = sample_heads(X, Y, (0,), 5, method="gh", random_state=0)
+    assert heads and all(isinstance(h, tuple) for h in heads)
+    data = BinaryData(X, Y)
+    generate = CandidateGenerator(data, n_tails=4, n_heads_per_tail=3, head_method="gh", random_state=0,
+                                  head_options={"seed": "uncovered", "uncovered": True})
+    pool = generate([])
+    assert pool
+    assert generate([pool[0]])  # the uncovered variant receives the selected rules

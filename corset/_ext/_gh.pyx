@@ -86,9 +86,15 @@ cdef Py_ssize_t greedy_head_search_ptr(
         const index_t* candidates, Py_ssize_t n_candidates,
         const uint8_t* role, Py_ssize_t n_positive,
         double gamma, double epsilon, bint normalise,
+        Py_ssize_t min_length, Py_ssize_t max_length,
         index_t* visited, double* scores, uint8_t* used,
         index_t* support, Py_ssize_t* n_visited_out) noexcept nogil:
     """Algorithm 5 on explicit inputs; returns the length of the best prefix.
+
+    Head-length bounds: the search stops once ``max_length`` features are
+    chosen, the epsilon stop applies only from ``min_length`` features on, and
+    the best prefix is taken among those of at least ``min_length`` features
+    (0 is returned when the search could not reach ``min_length``).
 
     ``visited`` (room n_candidates) receives the features in the order the
     search added them and ``scores`` the value phi of each visited prefix;
@@ -103,7 +109,7 @@ cdef Py_ssize_t greedy_head_search_ptr(
     cdef ptr_t length
     cdef const index_t* plist
 
-    for step in range(n_candidates):
+    for step in range(min(n_candidates, max_length)):
         best_c = -1
         best_gain = 0.0
         for c in range(n_candidates):
@@ -141,12 +147,12 @@ cdef Py_ssize_t greedy_head_search_ptr(
         visited[n_visited] = h
         scores[n_visited] = phi
         n_visited += 1
-        if n_support < epsilon * <double>n_positive:
+        if n_visited >= min_length and n_support < epsilon * <double>n_positive:
             break
 
-    # Best prefix: the first index of the maximum score.
-    for c in range(n_visited):
-        if c == 0 or scores[c] > scores[best_prefix - 1]:
+    # Best prefix of allowed length: the first index of the maximum score.
+    for c in range(min_length - 1 if min_length > 0 else 0, n_visited):
+        if best_prefix == 0 or scores[c] > scores[best_prefix - 1]:
             best_prefix = c + 1
     n_visited_out[0] = n_visited
     return best_prefix
@@ -155,15 +161,19 @@ cdef Py_ssize_t greedy_head_search_ptr(
 def greedy_head_search(const ptr_t[::1] indptr, const index_t[::1] ids,
                        const index_t[::1] candidates, const uint8_t[::1] role,
                        Py_ssize_t n_positive, double gamma, double epsilon,
-                       bint normalise):
+                       bint normalise, Py_ssize_t min_length=1, Py_ssize_t max_length=-1):
     """Run Algorithm 5 once; return ``(head, visited, scores)``.
 
-    ``head`` is the best prefix of ``visited`` (in visiting order, not
-    sorted); ``scores[i]`` is phi of the first ``i + 1`` visited features.
+    ``head`` is the best prefix of ``visited`` with between ``min_length`` and
+    ``max_length`` features (``max_length < 0``: no maximum), in visiting
+    order, not sorted; empty when no prefix is long enough.  ``scores[i]`` is
+    phi of the first ``i + 1`` visited features.
     Inputs are assumed valid: sorted unique candidates inside the index, a
     role per record in {0, 1, 2}.
     """
     cdef Py_ssize_t n_c = candidates.shape[0], best, n_visited = 0, max_len = 1, c
+    if max_length < 0:
+        max_length = n_c
     for c in range(n_c):
         max_len = max(max_len, indptr[candidates[c] + 1] - indptr[candidates[c]])
     visited = np.empty(max(n_c, 1), dtype=np.int32)
@@ -181,6 +191,7 @@ def greedy_head_search(const ptr_t[::1] indptr, const index_t[::1] ids,
     with nogil:
         best = greedy_head_search_ptr(&indptr[0], ids_ptr, &candidates[0], n_c,
                                       &role[0], n_positive, gamma, epsilon, normalise,
+                                      min_length, max_length,
                                       &visited_v[0], &scores_v[0], &used_v[0],
                                       &support_v[0], &n_visited)
     return visited[:best].copy(), visited[:n_visited].copy(), scores[:n_visited].copy()

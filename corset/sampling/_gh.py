@@ -17,7 +17,8 @@ PAPER-NOTES), each a documented parameter:
     nearly fixed per tail (the widest positive record takes almost all the
     mass); ``"uniform"``: D+ uniform over the positive records; ``"uncovered"``:
     D+ ∝ the number of the tail's labels it carries that no selected rule
-    covers yet; in both, D− is uniform over the negative records.
+    covers yet (uniform while no rule is selected); in both, D− is uniform
+    over the negative records.
     ``"deterministic"``: no pair at all; F' is every feature of every
     positive record (the paper's "deterministic input" variant), so the
     search returns the same head for a tail every time.
@@ -28,15 +29,23 @@ PAPER-NOTES), each a documented parameter:
     is not yet covered by the selected rules (the paper's "support not yet
     covered" variant); negatives always count.
 
-A tail with no negative record: D− is taken as empty (F' = F_{D+}) and phi
-reduces to the positive support, so the best prefix is a single feature of
-largest positive support.  A seed pair with F_{D+} ⊆ F_{D−} has no candidate
-feature: that draw yields no head (``None``).
+``min_head_length``, ``max_head_length``
+    The search stops at ``max_head_length`` features; the epsilon stop
+    applies from ``min_head_length`` features on; the best prefix is taken
+    among those of allowed length.  With ``seed="paper"`` the pair is drawn
+    ∝ w for the same bounds (note 9).
+
+A tail with no negative record: with ``seed="paper"`` the CFTP sampler raises
+:class:`~corset.sampling.NoNegativeRecordsError` (the candidate generator
+skips such a tail); with the other seeds D− is taken as empty (F' = F_{D+})
+and phi reduces to the positive support.  A seed pair with F_{D+} ⊆ F_{D−},
+or a search that cannot reach ``min_head_length`` features, yields no head:
+that draw is dropped, so ``sample`` may return fewer than ``n`` heads.
 """
 import numpy as np
 
 from .._ext import _gh
-from .._validation import check_ids
+from .._validation import check_ids, check_seed
 
 _SEEDS = ("paper", "uniform", "uncovered", "deterministic")
 _CANDIDATES = ("difference", "positive")
@@ -74,13 +83,29 @@ class GreedyHeadSearch:
     seed : {"paper", "uniform", "uncovered", "deterministic"}, default="paper"
     normalise : bool, default=False
     uncovered : bool, default=False
-    pair_sampler : callable, optional
-        ``pair_sampler(tail, rng) -> (positive_record, negative_record)``, used
-        for ``seed="paper"`` (the CFTP sampler of :mod:`corset.sampling`).
+    min_head_length, max_head_length : int, default=1 and None
+    proposal : {"paper", "boley"}, default="paper"
+        Proposal of the CFTP pair sampler (``seed="paper"`` only).
+    max_proposals : int, optional
+        Cap of the CFTP pair sampler (``seed="paper"`` only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from corset import BinaryData
+    >>> from corset.sampling._gh import GreedyHeadSearch
+    >>> rng = np.random.RandomState(0)
+    >>> data = BinaryData(rng.rand(40, 6) < 0.5, rng.rand(40, 2) < 0.5)
+    >>> heads = GreedyHeadSearch(data, seed="uniform").sample((0,), 3, random_state=0)
+    >>> all(isinstance(h, tuple) for h in heads)
+    True
     """
 
     def __init__(self, data, *, gamma=0.5, epsilon=0.1, candidates="difference", seed="paper",
-                 normalise=False, uncovered=False, pair_sampler=None):
+                 normalise=False, uncovered=False, min_head_length=1, max_head_length=None,
+                 proposal="paper", max_proposals=None):
+        from ._heads import HeadSampler, check_head_lengths
+
         if not (np.isfinite(gamma) and gamma >= 0):
             raise ValueError(f"gamma must be a finite number >= 0; got {gamma!r}")
         if not (0.0 <= epsilon <= 1.0):
@@ -89,8 +114,6 @@ class GreedyHeadSearch:
             raise ValueError(f"candidates must be one of {_CANDIDATES}; got {candidates!r}")
         if seed not in _SEEDS:
             raise ValueError(f"seed must be one of {_SEEDS}; got {seed!r}")
-        if seed == "paper" and pair_sampler is None:
-            raise ValueError("seed='paper' needs a pair_sampler (the CFTP sampler of Algorithm 3)")
         self.data = data
         self.gamma = float(gamma)
         self.epsilon = float(epsilon)
@@ -98,7 +121,22 @@ class GreedyHeadSearch:
         self.seed = seed
         self.normalise = bool(normalise)
         self.uncovered = bool(uncovered)
-        self.pair_sampler = pair_sampler
+        self.min_head_length, self.max_head_length = check_head_lengths(min_head_length, max_head_length)
+        self._pair_sampler = None
+        if seed == "paper":
+            options = {} if max_proposals is None else {"max_proposals": max_proposals}
+            self._pair_sampler = HeadSampler(data, proposal=proposal, min_head_length=self.min_head_length,
+                                             max_head_length=self.max_head_length, **options)
+        self._rules = []
+        self._covered = None
+
+    def update_rules(self, rules):
+        """The rules selected so far (for ``uncovered`` and ``seed="uncovered"``)."""
+        rules = list(rules)
+        if rules != self._rules:
+            self._rules = rules
+            self._covered = (covered_occurrences(self.data, rules)
+                             if rules and (self.uncovered or self.seed == "uncovered") else None)
 
     # -- per tail ------------------------------------------------------------
     def roles(self, tail, covered=None):
@@ -109,7 +147,7 @@ class GreedyHeadSearch:
         role = np.full(data.n_records, 2, dtype=np.uint8)
         role[positives] = 1
         if self.uncovered and covered is not None:
-            role[positives[self._fully_covered(positives, tail, covered)]] = 0
+            role[positives[self._uncovered_counts(positives, tail, covered) == 0]] = 0
         return role, positives
 
     def _uncovered_counts(self, positives, tail, covered):
@@ -122,66 +160,90 @@ class GreedyHeadSearch:
             counts[j] = np.count_nonzero(np.isin(ids[start:stop], tail) & ~covered[start:stop])
         return counts
 
-    def _fully_covered(self, positives, tail, covered):
-        return self._uncovered_counts(positives, tail, covered) == 0
+    def _candidates(self, positives, positive_record, negative_record):
+        data = self.data
+        if positive_record is None:
+            X = data.X
+            starts, stops = X.indptr[positives], X.indptr[positives + 1]
+            rows = [X.indices[a:b] for a, b in zip(starts, stops)]
+            return np.unique(np.concatenate(rows)).astype(np.int32) if rows else np.empty(0, np.int32)
+        cand = np.asarray(data.record_features[positive_record], dtype=np.int32)
+        if self.candidates == "difference" and negative_record is not None:
+            cand = np.setdiff1d(cand, data.record_features[negative_record], assume_unique=True).astype(np.int32)
+        return cand
+
+    def _search(self, cand, role, n_positive):
+        if cand.size == 0:
+            return None
+        idx = self.data.feature_records
+        max_length = -1 if self.max_head_length is None else self.max_head_length
+        head, _, _ = _gh.greedy_head_search(idx.indptr, idx.ids, cand, role, n_positive, self.gamma,
+                                            self.epsilon, self.normalise, self.min_head_length, max_length)
+        return tuple(sorted(int(h) for h in head)) if head.size else None
 
     def search(self, tail, positive_record=None, negative_record=None, *, covered=None):
         """One run of Algorithm 5 from the given seed pair; the head as a sorted tuple.
 
         With ``positive_record=None`` the deterministic input is used (every
         feature of every positive record).  ``negative_record=None`` means no
-        D− (F' = F_{D+}).  Returns ``None`` when F' is empty.
+        D− (F' = F_{D+}).  Returns ``None`` when there is no head (see the
+        module docstring).
         """
-        data = self.data
         role, positives = self.roles(tail, covered)
-        if positive_record is None:
-            if positives.size == 0:
-                return None
-            X = data.X
-            cand = np.unique(X.indices[np.concatenate(
-                [np.arange(X.indptr[r], X.indptr[r + 1]) for r in positives])]).astype(np.int32)
-        else:
-            cand = np.asarray(data.record_features[positive_record], dtype=np.int32)
-            if self.candidates == "difference" and negative_record is not None:
-                cand = np.setdiff1d(cand, data.record_features[negative_record], assume_unique=True
-                                    ).astype(np.int32)
-        if cand.size == 0:
+        if positive_record is None and positives.size == 0:
             return None
-        idx = data.feature_records
-        head, _, _ = _gh.greedy_head_search(idx.indptr, idx.ids, cand, role, positives.size,
-                                            self.gamma, self.epsilon, self.normalise)
-        return tuple(sorted(int(h) for h in head))
+        return self._search(self._candidates(positives, positive_record, negative_record), role, positives.size)
 
-    def draw_pair(self, tail, rng, covered=None):
-        """Draw the seed pair (D+, D−) for ``tail`` by the ``seed`` distribution."""
+    def draw_pairs(self, tail, n, random_state=None, covered=None):
+        """``n`` seed pairs (D+, D−) for ``tail`` by the ``seed`` distribution.
+
+        Returns two lists of record ids (``None`` entries: no record).
+        """
+        rng = check_seed(random_state)
         data = self.data
         if self.seed == "deterministic":
-            return None, None
+            return [None] * n, [None] * n
         if self.seed == "paper":
-            return self.pair_sampler(tail, rng)
+            pos, neg = self._pair_sampler.sample_pairs(tail, n, rng)
+            return [int(p) for p in pos], [int(q) for q in neg]
+        tail = check_ids(tail, data.n_labels, "tail", allow_empty=False)
         positives = data.tail_support(tail)
         if positives.size == 0:
-            raise ValueError(f"tail {tuple(tail)} has no positive record")
+            raise ValueError(f"tail {tuple(tail.tolist())} has no positive record")
         negatives = np.setdiff1d(np.arange(data.n_records, dtype=np.int32), positives, assume_unique=True)
-        if self.seed == "uniform":
-            pos = int(positives[rng.randint(positives.size)])
-        else:  # "uncovered"
-            weights = (self._uncovered_counts(positives, tail, covered).astype(np.float64)
-                       if covered is not None else np.full(positives.size, float(len(tail))))
-            if weights.sum() == 0:
-                pos = int(positives[rng.randint(positives.size)])
-            else:
-                pos = int(positives[rng.choice(positives.size, p=weights / weights.sum())])
-        neg = int(negatives[rng.randint(negatives.size)]) if negatives.size else None
-        return pos, neg
+        if self.seed == "uncovered" and covered is not None:
+            weights = self._uncovered_counts(positives, tail, covered).astype(np.float64)
+        else:
+            weights = None
+        if weights is None or weights.sum() == 0:
+            pos = positives[rng.randint(positives.size, size=n)]
+        else:
+            pos = positives[rng.choice(positives.size, size=n, p=weights / weights.sum())]
+        neg = negatives[rng.randint(negatives.size, size=n)] if negatives.size else [None] * n
+        return [int(p) for p in pos], [None if q is None else int(q) for q in neg]
 
-    def sample(self, tail, n, rng, *, rules=()):
-        """``n`` heads for ``tail``, one search per seed pair; draws with no candidate are skipped."""
-        covered = covered_occurrences(self.data, rules) if (rules and (self.uncovered or self.seed == "uncovered")) else None
+    def sample(self, tail, n, random_state=None):
+        """Up to ``n`` heads for ``tail``: one search per seed pair (draws with no head are dropped)."""
+        covered = self._covered
+        pos, neg = self.draw_pairs(tail, n, random_state, covered)
+        role, positives = self.roles(tail, covered)
+        if self.seed == "deterministic":
+            head = self._search(self._candidates(positives, None, None), role, positives.size)
+            return [head] * n if head is not None else []
         heads = []
-        for _ in range(n):
-            pos, neg = self.draw_pair(tail, rng, covered)
-            head = self.search(tail, pos, neg, covered=covered)
+        for p, q in zip(pos, neg):
+            head = self._search(self._candidates(positives, p, q), role, positives.size)
             if head is not None:
                 heads.append(head)
         return heads
+
+
+def make_head_sampler(data, *, proposal="paper", min_head_length=1, max_head_length=None, **options):
+    """Factory of the head method ``"gh"`` for :mod:`corset.sampling` (CORSET-GH).
+
+    ``options`` are the keyword arguments of :class:`GreedyHeadSearch`
+    (``gamma``, ``epsilon``, ``candidates``, ``seed``, ``normalise``,
+    ``uncovered``, ``max_proposals``).
+    """
+    return GreedyHeadSearch(data, proposal=proposal, min_head_length=min_head_length,
+                            max_head_length=max_head_length, **options)
