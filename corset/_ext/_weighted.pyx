@@ -95,7 +95,7 @@ cdef int alias_fill(const double* weights, Py_ssize_t n, double* prob,
     back.  A zero-weight entry keeps probability 0 and an alias of positive
     weight, even when rounding leaves it unpaired at the end.
     """
-    cdef double total = 0.0, scale
+    cdef double total = 0.0
     cdef Py_ssize_t i, n_small = 0, n_large = 0, s, l, any_positive = -1
     for i in range(n):
         total += weights[i]
@@ -103,9 +103,9 @@ cdef int alias_fill(const double* weights, Py_ssize_t n, double* prob,
             any_positive = i
     if any_positive < 0:
         return -1
-    scale = n / total
     for i in range(n):
-        prob[i] = weights[i] * scale
+        # w / total first: n / total overflows when the total is subnormal.
+        prob[i] = (weights[i] / total) * n
         alias[i] = <index_t>i
         if prob[i] < 1.0:
             work[n_small] = <index_t>i

@@ -1,0 +1,296 @@
+"""The public sampling API: outputs, reproducibility, validation, documented outcomes, wide data."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import corset.sampling as sampling
+from corset import BinaryData
+from corset.sampling import (CandidateGenerator, HeadSampler, NoDiscriminativeHeadError, NoNegativeRecordsError,
+                             ProposalLimitError, RuleSampler, SamplingError, TailSampler, log_proposal_ratio,
+                             sample_heads, sample_tails)
+
+
+def small(seed=0, n=40, f=8, l=4):
+    rng = np.random.RandomState(seed)
+    X = rng.rand(n, f) < rng.uniform(0.2, 0.7, size=(n, 1))
+    Y = rng.rand(n, l) < 0.4
+    return X, Y
+
+
+# -- outputs and reproducibility -----------------------------------------------------
+def test_outputs_are_sorted_tuples_of_python_ints(global_random_seed):
+    X, Y = small(global_random_seed)
+    tails = sample_tails(X, Y, 50, random_state=global_random_seed)
+    assert len(tails) == 50
+    for t in tails:
+        assert isinstance(t, tuple) and len(t) >= 1 and list(t) == sorted(set(t))
+        assert all(type(v) is int for v in t)
+        # a tail is drawn inside one record: some record carries all of it
+        assert Y[:, list(t)].all(axis=1).any()
+    tail = (int(np.argmax(Y.sum(axis=0))),)
+    heads = sample_heads(X, Y, tail, 50, min_head_length=2, max_head_length=3, random_state=global_random_seed)
+    positives = Y[:, list(tail)].all(axis=1)
+    for h in heads:
+        assert isinstance(h, tuple) and 2 <= len(h) <= 3 and list(h) == sorted(set(h))
+        assert all(type(v) is int for v in h)
+        match = X[:, list(h)].all(axis=1)
+        # discriminativity > 0: matches a positive record and misses a negative one
+        assert (match & positives).any() and (~match & ~positives).any()
+
+
+@pytest.mark.parametrize("method, proposal", [("cftp", "paper"), ("cftp", "boley"), ("rejection", "paper")])
+def test_same_random_state_same_samples(method, proposal):
+    X, Y = small(3)
+    kw = dict(method=method, proposal=proposal, min_head_length=1, max_head_length=None)
+    assert sample_heads(X, Y, (0,), 30, random_state=7, **kw) == sample_heads(X, Y, (0,), 30, random_state=7, **kw)
+    assert sample_heads(X, Y, (0,), 30, random_state=7, **kw) != sample_heads(X, Y, (0,), 30, random_state=8, **kw)
+    rules = [((0,), (1,))]
+    assert sample_tails(X, Y, 30, rules=rules, random_state=5) == sample_tails(X, Y, 30, rules=rules, random_state=5)
+    assert sample_tails(X, Y, 30, random_state=5) != sample_tails(X, Y, 30, random_state=6)
+
+
+def test_sparse_and_dense_inputs_agree():
+    X, Y = small(4)
+    assert (sample_heads(sp.csr_matrix(X), sp.csc_array(Y), (1,), 20, random_state=1)
+            == sample_heads(X.astype(int), Y, (1,), 20, random_state=1))
+    assert sample_tails(sp.coo_matrix(X), sp.coo_matrix(Y), 20, random_state=1) == sample_tails(X, Y, 20,
+                                                                                               random_state=1)
+
+
+def test_rule_sampler_reuses_one_index():
+    X, Y = small(5)
+    sampler = RuleSampler(X, Y)
+    data = sampler.data
+    sampler.sample_tails(5, random_state=0)
+    sampler.sample_tails(5, rules=[((0,), (0,))], random_state=0)
+    h = sampler.head_sampler()
+    sampler.sample_heads((0,), 3, random_state=0)
+    assert sampler.data is data and sampler.head_sampler() is h
+    assert sampler.sample_tails(5, rules=[((0,), (0,))], random_state=0) == sample_tails(
+        X, Y, 5, rules=[((0,), (0,))], random_state=0)
+    # a BinaryData is accepted as is
+    assert RuleSampler(data).data is data
+
+
+def test_pair_sampler_is_cached_per_tail():
+    X, Y = small(6)
+    hs = HeadSampler(BinaryData(X, Y))
+    assert hs.pair_sampler((0,)) is hs.pair_sampler([0])
+    assert hs.pair_sampler((0,)) is not hs.pair_sampler((1,))
+
+
+def test_draw_pair_returns_a_positive_and_a_negative_record():
+    X, Y = small(7)
+    hs = HeadSampler(BinaryData(X, Y))
+    for seed in range(20):
+        p, q = hs.draw_pair((2,), np.random.RandomState(seed))
+        assert Y[p, 2] and not Y[q, 2]
+        assert not set(np.flatnonzero(X[p])) <= set(np.flatnonzero(X[q]))   # w(p, q) > 0
+
+
+# -- the paper's worked example (section samp, corrected by note 7) -------------------
+def test_worked_example_of_section_samp():
+    # D: F = {0, 1, 2, 3}, L = {a, b, c} = {0, 1, 2}; R3 = {2, 4} -> {a, c} does not match D.
+    X = np.array([[1, 1, 1, 1, 0]])
+    Y = np.array([[1, 1, 1]])
+    rules = [((0, 1), (0,)), ((1, 2), (0, 1)), ((2, 4), (0, 2))]
+    sampler = TailSampler(BinaryData(X, Y), rules)
+    assert sampler.uncovered_area((1, 2)) == 1
+    # As printed, R3 = {2, 3} -> {a, c} matches D and the weight of {b, c} is 0 (note 7).
+    printed = TailSampler(BinaryData(X, Y), rules[:2] + [((2, 3), (0, 2))])
+    assert printed.uncovered_area((1, 2)) == 0
+    assert printed.total_uncovered == 0
+    with pytest.raises(SamplingError, match="covered"):
+        printed.sample(1, random_state=0)
+
+
+# -- validation ---------------------------------------------------------------------
+def test_argument_errors_name_the_argument():
+    X, Y = small(8)
+    with pytest.raises(ValueError, match="method"):
+        sample_heads(X, Y, (0,), 1, method="nope")
+    with pytest.raises(ValueError, match="proposal"):
+        sample_heads(X, Y, (0,), 1, proposal="nope")
+    with pytest.raises(ValueError, match="space"):
+        sample_tails(X, Y, 1, space="nope")
+    with pytest.raises(ValueError, match="max_head_length"):
+        sample_heads(X, Y, (0,), 1, min_head_length=3, max_head_length=2)
+    with pytest.raises(ValueError, match="min_head_length"):
+        sample_heads(X, Y, (0,), 1, min_head_length=0)
+    with pytest.raises(ValueError, match="tail"):
+        sample_heads(X, Y, (), 1)
+    with pytest.raises(ValueError, match="tail"):
+        sample_heads(X, Y, (9,), 1)
+    with pytest.raises(TypeError, match="tail"):
+        sample_heads(X, Y, 0, 1)
+    with pytest.raises(ValueError, match="n must"):
+        sample_tails(X, Y, -1)
+    with pytest.raises(ValueError, match="max_proposals"):
+        sample_heads(X, Y, (0,), 1, max_proposals=0)
+    with pytest.raises(ValueError, match=r"rules\[0\] tail"):
+        sample_tails(X, Y, 1, rules=[((0,), ())])
+    with pytest.raises(ValueError, match=r"rules\[0\]"):
+        sample_tails(X, Y, 1, rules=[(0,)])
+    with pytest.raises(ValueError, match="X must be a binary"):
+        sample_tails(X * 2.5, Y, 1)
+    with pytest.raises(TypeError, match="BinaryData"):
+        TailSampler(X)
+
+
+def test_unprovided_methods_and_spaces_raise_not_implemented(monkeypatch):
+    X, Y = small(9)
+    monkeypatch.setitem(sampling._HEAD_METHODS, "later", ("corset.sampling._does_not_exist", "make_head_sampler"))
+    monkeypatch.setitem(sampling._TAIL_SPACES, "later", ("corset.sampling._errors", "make_tail_sampler"))
+    with pytest.raises(NotImplementedError, match="later"):
+        sample_heads(X, Y, (0,), 1, method="later")
+    with pytest.raises(NotImplementedError, match="later"):
+        sample_tails(X, Y, 1, space="later")
+    for name in ("surs", "gh"):
+        assert name in sampling._HEAD_METHODS
+    assert "interpretable" in sampling._TAIL_SPACES
+
+
+# -- documented outcomes ------------------------------------------------------------
+def test_tail_without_negative_records():
+    X, Y = small(10)
+    Y[:, 0] = True
+    with pytest.raises(NoNegativeRecordsError, match="every record"):
+        sample_heads(X, Y, (0,), 1)
+    with pytest.raises(NoNegativeRecordsError):
+        log_proposal_ratio(BinaryData(X, Y), (0,))
+
+
+def test_tail_without_positive_records():
+    X, Y = small(11)
+    Y[:, 0] = False
+    with pytest.raises(ValueError, match="no positive record"):
+        sample_heads(X, Y, (0,), 1)
+
+
+def test_every_head_with_zero_discriminativity():
+    # Positives have one feature: no head of length 2.
+    X = np.array([[1, 0, 0], [0, 1, 0], [1, 1, 1], [1, 1, 0]])
+    Y = np.array([[1], [1], [0], [0]])
+    with pytest.raises(NoDiscriminativeHeadError, match="min_head_length=2"):
+        sample_heads(X, Y, (0,), 1, min_head_length=2)
+    # Positives inside every negative: every head matches every negative.
+    X = np.array([[1, 0, 0], [1, 1, 0], [1, 1, 1], [1, 1, 0]])
+    with pytest.raises(NoDiscriminativeHeadError, match="every negative"):
+        sample_heads(X, Y, (0,), 1)
+    # With one negative not containing a positive, heads exist.
+    X[3] = [0, 1, 0]
+    assert sample_heads(X, Y, (0,), 5, random_state=0)
+
+
+def test_proposal_limit_raises_a_clear_error():
+    rng = np.random.RandomState(0)
+    X = rng.rand(20, 60) < 0.1           # sparse records, many features: Boley's w2 ~ 2^60 >> w
+    Y = np.zeros((20, 1), dtype=bool)
+    Y[:2] = True
+    with pytest.raises(ProposalLimitError, match="max_proposals=50"):
+        sample_heads(X, Y, (0,), 3, proposal="boley", max_proposals=50, random_state=0)
+    assert log_proposal_ratio(BinaryData(X, Y), (0,), proposal="boley") / np.log(10) > 6
+
+
+# -- no overflow on wide records ----------------------------------------------------------
+def wide_records(n_features=2000, seed=0, first_width=2000):
+    rng = np.random.RandomState(seed)
+    X = np.zeros((8, n_features), dtype=bool)
+    X[0, :first_width] = True                              # |D+| = 2000
+    X[1, rng.choice(n_features, 1500, replace=False)] = True
+    X[2, rng.choice(n_features, 1990, replace=False)] = True
+    X[3, :] = True
+    X[3, 5] = False                                        # a negative missing one feature
+    X[4:, :] = rng.rand(4, n_features) < 0.5
+    Y = np.array([[1], [1], [0], [0], [1], [0], [0], [1]])
+    return BinaryData(X, Y)
+
+
+@pytest.mark.parametrize("method, proposal, m, M", [("cftp", "paper", 1, None), ("cftp", "paper", 2, None),
+                                                      ("cftp", "paper", 3, 8), ("rejection", "paper", 1, 40),
+                                                      ("cftp", "boley", 1, None), ("cftp", "boley", 2, 9)])
+def test_no_overflow_with_2000_features(method, proposal, m, M):
+    # For Boley's proposal a narrow first positive makes Z̄/Z astronomically large.
+    data = wide_records(first_width=2000 if proposal == "paper" else 10)
+    sampler = HeadSampler(data, method=method, proposal=proposal, min_head_length=m, max_head_length=M,
+                          max_proposals=20_000)
+    ps = sampler.pair_sampler((0,))
+    ratios = np.array([[ps.log_acceptance(i, j) for j in range(ps.n_negative)] for i in range(ps.n_positive)])
+    assert not np.isnan(ratios).any() and not np.isposinf(ratios).any()
+    assert (ratios <= 1e-12).all()
+    log_ratio = log_proposal_ratio(data, (0,), proposal=proposal, min_head_length=m, max_head_length=M)
+    assert np.isfinite(log_ratio) and log_ratio >= -1e-9
+    if proposal == "boley" and M is None:
+        # Z̄/Z is astronomically large: the limit is reached, with a clear error, not a NaN.
+        assert log_ratio / np.log(10) > 30
+        with pytest.raises(ProposalLimitError):
+            sampler.sample((0,), 1, random_state=0)
+        return
+    heads = sampler.sample((0,), 30, random_state=1)
+    positives = data.tail_support((0,))
+    for h in heads:
+        assert m <= len(h) <= (M or 2000)
+        assert any(set(h) <= set(data.record_features[p].tolist()) for p in positives)
+
+
+def test_tail_weights_of_records_with_thousands_of_labels():
+    Y = np.zeros((4, 2000), dtype=bool)
+    Y[0] = True                   # weight 2000 * 2^1999: beyond a double
+    Y[1, :1100] = True            # 1100 * 2^1099
+    Y[2, :3] = True               # 3 * 2^2: about 2^-2000 of the first, below a double's range
+    Y[3, :1] = True               # 1
+    X = np.eye(4, dtype=bool)     # head (r,) matches record r only
+    sampler = TailSampler(BinaryData(X, Y))
+    assert np.all(np.isfinite(sampler._tree)) and sampler._tree[1] > 0
+    assert sampler.record_log2_weights()[0] == pytest.approx(np.log2(2000) + 1999)
+    _, records = sampler.sample(200, random_state=0, return_records=True)
+    assert set(records.tolist()) == {0}
+    # Covering the heavy records rescales the weights: the light ones are not lost.
+    sampler.add_rules([((0,), tuple(range(2000)))])
+    _, records = sampler.sample(200, random_state=0, return_records=True)
+    assert set(records.tolist()) == {1}
+    sampler.add_rules([((1,), tuple(range(1100)))])
+    assert np.all(np.isfinite(sampler._tree))
+    tails, records = sampler.sample(13_000, random_state=0, return_records=True)
+    counts = np.bincount(records, minlength=4)
+    assert counts[0] == counts[1] == 0
+    assert 0.9 < counts[2] / (12 * counts[3]) < 1.1      # weights 3 * 2^2 and 1 * 2^0
+    assert all(set(t) <= {0, 1, 2} for t in tails)
+
+
+# -- candidate generation -------------------------------------------------------------
+def test_candidate_generator_pool_and_updates():
+    X, Y = small(12, n=60, f=8, l=4)
+    data = BinaryData(X, Y)
+    gen = CandidateGenerator(data, n_tails=10, n_heads_per_tail=3, random_state=0, min_head_length=1)
+    assert gen.pool_shape == (10, 3)
+    pool = gen([])
+    assert 0 < len(pool) <= 30 and len(set(pool)) == len(pool)
+    for head, tail in pool:
+        assert head and tail
+    again = CandidateGenerator(data, n_tails=10, n_heads_per_tail=3, random_state=0, min_head_length=1)
+    assert again([]) == pool
+    # Selected rules are applied once, incrementally.
+    gen([pool[0]])
+    assert gen._tail_sampler.rules_ == [pool[0]]
+    gen([pool[0], pool[1]])
+    assert gen._tail_sampler.rules_ == [pool[0], pool[1]]
+    reference = TailSampler(data, [pool[0], pool[1]])
+    np.testing.assert_array_equal(gen._tail_sampler._tree, reference._tree)
+    # Going back on a rule rebuilds the coverage from the given list.
+    gen([pool[1]])
+    assert gen._tail_sampler.rules_ == [pool[1]]
+    # Without deduplication the pool has exactly n_tails * n_heads_per_tail rules.
+    full = CandidateGenerator(data, n_tails=10, n_heads_per_tail=3, deduplicate=False, random_state=0)
+    assert len(full([])) == 30
+
+
+def test_candidate_generator_skips_tails_without_negatives_and_stops_when_covered():
+    X, Y = small(13, n=30, l=3)
+    Y[:, 0] = True
+    gen = CandidateGenerator(BinaryData(X, Y), n_tails=30, n_heads_per_tail=1, random_state=0)
+    pool = gen([])
+    assert all(tail != (0,) for _, tail in pool)
+    assert ((0,), "no negative record") in gen.skipped_tails_
+    everything = [((), (0, 1, 2))] + [((), (k,)) for k in range(3)]
+    assert gen(everything) == [] and gen.exhausted_
