@@ -17,7 +17,7 @@ from .._ext import _cliques
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
 from .._validation import check_positive_int
 from ._graph import (CooccurrenceGraph, _canonical, _check_edge_probability, _check_probability,
-                     _drop_below)
+                     _drop_below, _kernel_csr)
 
 ON_OVERFLOW = ("raise", "truncate")
 DEFAULT_MAX_SETS = 1_000_000
@@ -213,8 +213,10 @@ def probabilistic_cliques(graph, alpha=0.8, *, max_size=None, max_sets=DEFAULT_M
     degree_bound = int(np.diff(Q.indptr).max()) + 1 if n_items else 1
     size_cap = degree_bound if max_size is None else min(max_size, degree_bound)
 
+    q_indptr, q_indices, q_factors = _kernel_csr(Q)
+
     def run(size, quota, store):
-        return _cliques.enumerate_cliques(Q.indptr, Q.indices, Q.data, roots, alpha,
+        return _cliques.enumerate_cliques(q_indptr, q_indices, q_factors, roots, alpha,
                                           size, max_sets, quota, store)
 
     status, n_sets, indptr, ids, probs = run(size_cap, -1, True)

@@ -126,13 +126,17 @@ def _drop_below(Q, alpha):
 
 
 def _canonical(Q):
-    Q = sp.csr_array(Q)
+    Q = sp.csr_array(Q, dtype=np.float64)
     Q.sum_duplicates()
     Q.sort_indices()
-    Q.indptr = Q.indptr.astype(PTR_DTYPE, copy=False)
-    Q.indices = Q.indices.astype(INDEX_DTYPE, copy=False)
-    Q.data = Q.data.astype(np.float64, copy=False)
     return Q
+
+
+def _kernel_csr(Q):
+    """``(indptr, indices, data)`` of a CSR matrix in the dtypes the kernels take."""
+    return (np.ascontiguousarray(Q.indptr, dtype=PTR_DTYPE),
+            np.ascontiguousarray(Q.indices, dtype=INDEX_DTYPE),
+            np.ascontiguousarray(Q.data, dtype=np.float64))
 
 
 def _graph_from_index(item_index, record_index, n_records, edge_probability, min_probability):
