@@ -65,6 +65,17 @@ _STATUS_MESSAGES = {
 }
 
 
+def _csr_positions(indptr, rows):
+    """Positions in a CSR ``ids`` array of the entries of ``rows`` (concatenated)."""
+    starts = indptr[rows]
+    lengths = indptr[np.asarray(rows) + 1] - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
+    return offsets + np.arange(total)
+
+
 def check_head_lengths(min_head_length, max_head_length):
     """Validate the head length bounds; returns (m, M or None)."""
     m = check_positive_int(min_head_length, "min_head_length", minimum=1)
@@ -180,10 +191,12 @@ class HeadSampler:
             raise NoDiscriminativeHeadError(
                 f"tail {key}: no positive record has min_head_length={m} features")
         # Z = 0 iff the features of every eligible positive record lie in every negative one.
-        X = data.X
-        in_every_negative = np.asarray(X[negatives].sum(axis=0)).ravel() == negatives.size
-        outside = X[positives[eligible]] @ (~in_every_negative).astype(np.int64)
-        if not (np.asarray(outside) > 0).any():
+        # Feature counts over the negatives, from the (usually few) positives.
+        features = data.record_features
+        negative_counts = data.feature_counts - np.bincount(
+            features.ids[_csr_positions(features.indptr, positives)], minlength=data.n_features)
+        outside_every_negative = negative_counts < negatives.size
+        if not outside_every_negative[features.ids[_csr_positions(features.indptr, positives[eligible])]].any():
             raise NoDiscriminativeHeadError(
                 f"tail {key}: every head of allowed length matches every negative record "
                 "(discriminativity 0 everywhere)")
