@@ -43,7 +43,9 @@ def _extensions():
                 [path],
                 include_dirs=[np.get_include()],
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-                extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g"],
+                # OpenMP: prange loops over independent jobs (pools of candidates).
+                extra_compile_args=(["-O3"] if not DEBUG else ["-O0", "-g"]) + ["-fopenmp"],
+                extra_link_args=["-fopenmp"],
             )
         )
     return extensions

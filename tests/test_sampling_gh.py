@@ -201,3 +201,26 @@ def test_plugs_into_public_entry_point_and_generator():
     pool = generate([])
     assert pool
     assert generate([pool[0]])  # the uncovered variant receives the selected rules
+
+
+@pytest.mark.parametrize("seed_kind", ["paper", "uniform", "uncovered", "deterministic"])
+def test_batch_matches_one_by_one_and_threads(global_random_seed, seed_kind):
+    X, Y = _toy(global_random_seed, n=40, m=10)
+    Y[:, 1] = 1  # a tail with no negative record for the non-CFTP seeds
+    data = BinaryData(X, Y)
+    search = GreedyHeadSearch(data, seed=seed_kind, uncovered=True, max_head_length=3)
+    search.update_rules([((0,), (0,))])
+    tails = [(0,), (2,)] + ([] if seed_kind == "paper" else [(1,)])
+    tails = [t for t in tails if data.tail_support(t).size]
+    batch = search.sample_many(tails, 6, global_random_seed, n_threads=1)
+    assert batch == search.sample_many(tails, 6, global_random_seed, n_threads=2)
+    # The same pairs searched one by one give the same heads.
+    rng = np.random.RandomState(global_random_seed)
+    for tail, heads in zip(tails, batch):
+        pos, neg = search.draw_pairs(tail, 6, rng, search._covered)
+        expected = []
+        for p, q in zip(pos, neg):
+            head = search.search(tail, p, q, covered=search._covered)
+            if head is not None:
+                expected.append(head)
+        assert heads == expected

@@ -195,3 +195,128 @@ def greedy_head_search(const ptr_t[::1] indptr, const index_t[::1] ids,
                                       &visited_v[0], &scores_v[0], &used_v[0],
                                       &support_v[0], &n_visited)
     return visited[:best].copy(), visited[:n_visited].copy(), scores[:n_visited].copy()
+
+
+# ---------------------------------------------------------------------------
+# Many searches in one call (a pool of candidate heads), in parallel threads.
+
+from cython.parallel cimport prange
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+
+cdef Py_ssize_t _difference(const index_t* a, Py_ssize_t na, const index_t* b, Py_ssize_t nb,
+                            index_t* out) noexcept nogil:
+    """a \\ b for sorted id arrays; returns the length written to ``out``."""
+    cdef Py_ssize_t i = 0, j = 0, k = 0
+    while i < na:
+        if j >= nb or a[i] < b[j]:
+            out[k] = a[i]
+            k += 1
+            i += 1
+        elif a[i] > b[j]:
+            j += 1
+        else:
+            i += 1
+            j += 1
+    return k
+
+
+cdef int _one_job(const ptr_t* f_indptr, const index_t* f_ids,
+                  const ptr_t* r_indptr, const index_t* r_ids,
+                  const index_t* cand_in, Py_ssize_t n_cand_in,
+                  Py_ssize_t neg, bint difference,
+                  const uint8_t* role, Py_ssize_t n_positive, Py_ssize_t n_records,
+                  double gamma, double epsilon, bint normalise,
+                  Py_ssize_t min_length, Py_ssize_t max_length,
+                  index_t* head_out, Py_ssize_t* head_length) noexcept nogil:
+    """One search; -1 on allocation failure.  ``head_out`` has room for n_cand_in ids."""
+    cdef Py_ssize_t n_c, n_visited = 0, best, size = n_cand_in if n_cand_in > 0 else 1
+    cdef index_t* cand = <index_t*> malloc(size * sizeof(index_t))
+    cdef index_t* visited = <index_t*> malloc(size * sizeof(index_t))
+    cdef double* scores = <double*> malloc(size * sizeof(double))
+    cdef uint8_t* used = <uint8_t*> malloc(size * sizeof(uint8_t))
+    cdef index_t* support = <index_t*> malloc((n_records if n_records > 0 else 1) * sizeof(index_t))
+    if cand == NULL or visited == NULL or scores == NULL or used == NULL or support == NULL:
+        free(cand); free(visited); free(scores); free(used); free(support)
+        return -1
+    if difference and neg >= 0:
+        n_c = _difference(cand_in, n_cand_in, r_ids + r_indptr[neg], r_indptr[neg + 1] - r_indptr[neg], cand)
+    else:
+        for n_visited in range(n_cand_in):
+            cand[n_visited] = cand_in[n_visited]
+        n_c = n_cand_in
+        n_visited = 0
+    memset(used, 0, size)
+    best = greedy_head_search_ptr(f_indptr, f_ids, cand, n_c, role, n_positive, gamma, epsilon,
+                                  normalise, min_length, max_length if max_length >= 0 else n_c,
+                                  visited, scores, used, support, &n_visited)
+    for n_c in range(best):
+        head_out[n_c] = visited[n_c]
+    head_length[0] = best
+    free(cand); free(visited); free(scores); free(used); free(support)
+    return 0
+
+
+def greedy_heads(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
+                 const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
+                 const ptr_t[::1] cand_indptr, const index_t[::1] cand_ids,
+                 const uint8_t[:, ::1] roles, const ptr_t[::1] n_positive,
+                 const index_t[::1] job_tail, const index_t[::1] job_pos, const index_t[::1] job_neg,
+                 double gamma, double epsilon, bint normalise, bint difference,
+                 Py_ssize_t min_length, Py_ssize_t max_length, int n_threads):
+    """Run Algorithm 5 for a batch of jobs; return the heads as CSR ``(indptr, ids)``.
+
+    Job j searches for tail ``job_tail[j]`` (row of ``roles`` and entry of
+    ``n_positive``) from the seed pair ``(job_pos[j], job_neg[j])``: the
+    candidates are the features of record ``job_pos[j]`` (``r_indptr``/``r_ids``:
+    record -> sorted features), minus those of ``job_neg[j]`` when
+    ``difference`` and ``job_neg[j] >= 0``.  ``job_pos[j] < 0`` takes the
+    candidates of the tail from ``cand_indptr``/``cand_ids`` instead (the
+    deterministic input).  A job with no head gets an empty row.  Jobs are
+    independent and deterministic, so the result does not depend on
+    ``n_threads``.
+    """
+    cdef Py_ssize_t n_jobs = job_tail.shape[0], j, n_records = roles.shape[1]
+    cdef Py_ssize_t total = 0
+    cdef int failed = 0, status
+    offsets = np.zeros(n_jobs + 1, dtype=np.int64)
+    cdef ptr_t[::1] off = offsets
+    lengths = np.zeros(max(n_jobs, 1), dtype=np.intp)
+    cdef Py_ssize_t[::1] length_v = lengths
+    for j in range(n_jobs):
+        if job_pos[j] >= 0:
+            off[j + 1] = off[j] + (r_indptr[job_pos[j] + 1] - r_indptr[job_pos[j]])
+        else:
+            off[j + 1] = off[j] + (cand_indptr[job_tail[j] + 1] - cand_indptr[job_tail[j]])
+    buffer = np.empty(max(off[n_jobs], 1), dtype=np.int32)
+    cdef index_t[::1] buf = buffer
+    cdef const index_t* f_ids_p = &f_ids[0] if f_ids.shape[0] > 0 else NULL
+    cdef const index_t* r_ids_p = &r_ids[0] if r_ids.shape[0] > 0 else NULL
+    cdef const index_t* c_ids_p = &cand_ids[0] if cand_ids.shape[0] > 0 else NULL
+    if n_jobs == 0:
+        return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int32)
+    for j in prange(n_jobs, nogil=True, schedule="dynamic", num_threads=max(n_threads, 1)):
+        if job_pos[j] >= 0:
+            status = _one_job(&f_indptr[0], f_ids_p, &r_indptr[0], r_ids_p,
+                              r_ids_p + r_indptr[job_pos[j]], r_indptr[job_pos[j] + 1] - r_indptr[job_pos[j]],
+                              job_neg[j], difference, &roles[job_tail[j], 0], n_positive[job_tail[j]],
+                              n_records, gamma, epsilon, normalise, min_length, max_length,
+                              &buf[0] + off[j], &length_v[j])
+        else:
+            status = _one_job(&f_indptr[0], f_ids_p, &r_indptr[0], r_ids_p,
+                              c_ids_p + cand_indptr[job_tail[j]],
+                              cand_indptr[job_tail[j] + 1] - cand_indptr[job_tail[j]],
+                              -1, False, &roles[job_tail[j], 0], n_positive[job_tail[j]],
+                              n_records, gamma, epsilon, normalise, min_length, max_length,
+                              &buf[0] + off[j], &length_v[j])
+        # An in-place operator makes ``failed`` a reduction over the threads.
+        failed += status != 0
+    if failed:
+        raise MemoryError("greedy_heads: could not allocate the search workspace")
+    indptr = np.zeros(n_jobs + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum(lengths[:n_jobs])
+    ids = np.empty(indptr[n_jobs], dtype=np.int32)
+    for j in range(n_jobs):
+        ids[indptr[j]:indptr[j + 1]] = np.sort(buffer[off[j]:off[j] + lengths[j]])
+    return indptr, ids

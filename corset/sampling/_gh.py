@@ -129,6 +129,7 @@ class GreedyHeadSearch:
                                              max_head_length=self.max_head_length, **options)
         self._rules = []
         self._covered = None
+        self._occurrence_rows = None
 
     def update_rules(self, rules):
         """The rules selected so far (for ``uncovered`` and ``seed="uncovered"``)."""
@@ -151,14 +152,14 @@ class GreedyHeadSearch:
         return role, positives
 
     def _uncovered_counts(self, positives, tail, covered):
-        """|T ∩ U_D| for each positive record D (U_D: its uncovered labels)."""
-        indptr = self.data.record_labels.indptr
-        ids = self.data.record_labels.ids
-        counts = np.empty(positives.size, dtype=np.int64)
-        for j, r in enumerate(positives):
-            start, stop = indptr[r], indptr[r + 1]
-            counts[j] = np.count_nonzero(np.isin(ids[start:stop], tail) & ~covered[start:stop])
-        return counts
+        """|T ∩ U_D| for each positive record D (U_D: its uncovered labels), vectorised over Y's CSR."""
+        data = self.data
+        if self._occurrence_rows is None:
+            self._occurrence_rows = np.repeat(np.arange(data.n_records, dtype=np.int64),
+                                              np.diff(data.record_labels.indptr))
+        in_tail = np.isin(data.record_labels.ids, tail) & ~covered
+        counts = np.bincount(self._occurrence_rows[in_tail], minlength=data.n_records)
+        return counts[positives]
 
     def _candidates(self, positives, positive_record, negative_record):
         data = self.data
@@ -236,6 +237,60 @@ class GreedyHeadSearch:
             if head is not None:
                 heads.append(head)
         return heads
+
+
+    def sample_many(self, tails, n, random_state=None, n_threads=1):
+        """Up to ``n`` heads for each tail of ``tails``, all searches in one compiled call.
+
+        The seed pairs are drawn tail by tail from ``random_state`` (as
+        :meth:`sample` would), then every search runs in
+        :func:`corset._ext._gh.greedy_heads`, on ``n_threads`` threads.  The
+        searches are deterministic given the pairs, so the heads do not
+        depend on ``n_threads``.
+
+        Returns
+        -------
+        list of list of tuple
+            For each tail, its heads (draws with no head dropped).
+        """
+        rng = check_seed(random_state)
+        data = self.data
+        covered = self._covered
+        tails = [tuple(int(k) for k in t) for t in tails]
+        roles = np.empty((len(tails), data.n_records), dtype=np.uint8)
+        n_positive = np.empty(len(tails), dtype=np.int64)
+        cand_parts = []
+        job_tail, job_pos, job_neg = [], [], []
+        for i, tail in enumerate(tails):
+            pos, neg = self.draw_pairs(tail, n, rng, covered)
+            role, positives = self.roles(tail, covered)
+            roles[i] = role
+            n_positive[i] = positives.size
+            if self.seed == "deterministic":
+                cand_parts.append(self._candidates(positives, None, None))
+            else:
+                cand_parts.append(np.empty(0, dtype=np.int32))
+            job_tail.extend([i] * n)
+            job_pos.extend(-1 if p is None else p for p in pos)
+            job_neg.extend(-1 if q is None else q for q in neg)
+        cand_indptr = np.zeros(len(tails) + 1, dtype=np.int64)
+        cand_indptr[1:] = np.cumsum([c.size for c in cand_parts])
+        cand_ids = (np.concatenate(cand_parts).astype(np.int32) if cand_parts
+                    else np.empty(0, dtype=np.int32))
+        f_idx, r_idx = data.feature_records, data.record_features
+        indptr, ids = _gh.greedy_heads(
+            f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles, n_positive,
+            np.asarray(job_tail, dtype=np.int32), np.asarray(job_pos, dtype=np.int32),
+            np.asarray(job_neg, dtype=np.int32), self.gamma, self.epsilon, self.normalise,
+            self.candidates == "difference", self.min_head_length,
+            -1 if self.max_head_length is None else self.max_head_length, int(n_threads))
+        out = [[] for _ in tails]
+        ids_list = ids.tolist()
+        for j, i in enumerate(job_tail):
+            a, b = indptr[j], indptr[j + 1]
+            if b > a:
+                out[i].append(tuple(ids_list[a:b]))
+        return out
 
 
 def make_head_sampler(data, *, proposal="paper", min_head_length=1, max_head_length=None, **options):
