@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import test_selection_reference as ref
@@ -35,7 +35,15 @@ def data_and_rules(draw, min_rules=0, max_rules=8):
     return X, Y, rules
 
 
+# The edge cases spelled out: label 0 is carried by every record (P_D = 1), rule 1 has
+# P_R = 1 > P_D, rule 2's head matches no record (empty D[H]), rule 3's tail no record.
+EDGE_X = np.array([[1, 1, 0, 0], [1, 0, 0, 0], [0, 1, 0, 1], [1, 0, 0, 1]], dtype=np.uint8)
+EDGE_Y = np.array([[1, 1, 0], [1, 0, 0], [1, 1, 0], [1, 0, 0]], dtype=np.uint8)
+EDGE_RULES = [((0,), (0,)), ((1,), (1,)), ((2,), (0,)), ((0,), (2,)), ((0, 1), (0, 1))]
+
+
 @given(data_and_rules())
+@example((EDGE_X, EDGE_Y, EDGE_RULES))
 @settings(max_examples=100, deadline=None)
 def test_rule_statistics_match_reference(case):
     X, Y, rules = case
@@ -136,6 +144,8 @@ def test_distance_of_empty_coverages():
 
 
 @given(data_and_rules(), st.floats(0, 5), st.sampled_from(["paper", "submodular"]))
+@example((EDGE_X, EDGE_Y, EDGE_RULES), 0.5, "paper")
+@example((EDGE_X, EDGE_Y, EDGE_RULES), 0.5, "submodular")
 @settings(max_examples=100, deadline=None)
 def test_objective_matches_reference(case, lam, quality):
     X, Y, rules = case
@@ -275,3 +285,26 @@ def test_objective_argument_errors():
         objective(data, [], lam=-1)
     with pytest.raises(ValueError, match="rules\\[1\\] repeats"):
         objective(data, [((0,), (0,)), ((0,), (0,))])
+
+
+def test_edge_case_statistics():
+    stats = rule_statistics(BinaryData(EDGE_X, EDGE_Y), EDGE_RULES)
+    assert stats.base_rate[0] == 1.0 and stats.accuracy[0] == 0.0            # P_D = 1
+    assert stats.precision[1] == 1.0 and stats.accuracy[1] == pytest.approx(math.log(2.0))  # P_R = 1, P_D = 1/2
+    assert stats.head_counts[2] == 0 and stats.accuracy[2] == 0.0            # empty D[H]
+    assert stats.tail_counts[3] == 0 and stats.coverage_sizes[3] == 0 and stats.accuracy[3] == 0.0
+
+
+def test_documented_examples():
+    import doctest
+    from pathlib import Path
+
+    import corset.selection._greedy
+    import corset.selection._objective
+    import corset.selection._predict
+
+    for module in (corset.selection._greedy, corset.selection._objective, corset.selection._predict):
+        assert doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+    page = Path(__file__).resolve().parent.parent / "docs" / "selection.rst"
+    if page.exists():
+        assert doctest.testfile(str(page), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0

@@ -95,22 +95,6 @@ cdef int64_t uncovered_area_ptr(const ptr_t* y_indptr, const index_t* y_ids,
     return area
 
 
-cdef inline void _order_keys_by_length(const ptr_t* indptr, const index_t* keys,
-                                       Py_ssize_t n_keys, index_t* order) noexcept nogil:
-    """``order`` := ``keys`` by increasing posting-list length (insertion sort: tails are short)."""
-    cdef Py_ssize_t i, j
-    cdef index_t key
-    cdef ptr_t length
-    for i in range(n_keys):
-        key = keys[i]
-        length = indptr[key + 1] - indptr[key]
-        j = i
-        while j > 0 and indptr[order[j - 1] + 1] - indptr[order[j - 1]] > length:
-            order[j] = order[j - 1]
-            j -= 1
-        order[j] = key
-
-
 cdef inline ptr_t _support_bound(const ptr_t* indptr, const index_t* keys, Py_ssize_t n_keys,
                                  ptr_t bound) noexcept nogil:
     """min(bound, shortest posting list among ``keys``): a bound on |D[keys]|."""
@@ -141,6 +125,22 @@ cdef ptr_t _supports_core(const ptr_t* indptr, const index_t* ids, Py_ssize_t n_
     return pos
 
 
+cdef inline Py_ssize_t _intersect_all_into(const ptr_t* indptr, const index_t* ids,
+                                           const index_t* keys, Py_ssize_t n_keys, index_t skip,
+                                           index_t* running, Py_ssize_t n) noexcept nogil:
+    """running := running ∩ every posting list of ``keys`` except ``skip``; return its length."""
+    cdef Py_ssize_t i
+    cdef index_t key
+    for i in range(n_keys):
+        if n == 0:
+            break
+        key = keys[i]
+        if key == skip:
+            continue
+        n = intersect_into_ptr(running, n, ids + indptr[key], indptr[key + 1] - indptr[key], running)
+    return n
+
+
 cdef ptr_t _rule_supports_core(const ptr_t* feature_indptr, const index_t* feature_ids,
                                const ptr_t* label_indptr, const index_t* label_ids,
                                Py_ssize_t n_records,
@@ -149,44 +149,67 @@ cdef ptr_t _rule_supports_core(const ptr_t* feature_indptr, const index_t* featu
                                Py_ssize_t n_rules,
                                ptr_t* out_indptr, index_t* out_ids,
                                int64_t* head_counts, int64_t* tail_counts,
-                               index_t* head_work, index_t* tail_work, index_t* order) noexcept nogil:
+                               index_t* work, index_t* order) noexcept nogil:
     """D[R] = D[H] ∩ D[T], |D[H]| and |D[T]| for every rule.
 
-    ``out_ids`` has room for the sum over rules of the bound min(shortest
-    posting list of H, of T): D[R] of rule r is written at the running
-    (compacted) position, which never passes rule r's bounded slot.
+    D[R] starts from the shortest posting list among the head's features and
+    the tail's labels (tail lists are usually far shorter than feature
+    lists), which is exactly the rule's bounded slot in ``out_ids``, and is
+    intersected in place with every other list: the running result only
+    shrinks, and the galloping path of ``intersect_into_ptr`` makes each
+    step cost O(|running| log) against a long feature list.  D[H] itself is
+    never materialised: |D[H]| and |D[T]| are counted (O(1) for one item).
+    ``out_ids`` has room for the sum over rules of that shortest length; the
+    running write position never passes rule r's slot.
     """
-    cdef Py_ssize_t r, i, n_head, n_tail, n, m
+    cdef Py_ssize_t r, i, n_head, n_tail, m
+    cdef const index_t* head
     cdef const index_t* tail
-    cdef index_t label
-    cdef ptr_t pos = 0
+    cdef const index_t* start
+    cdef index_t key, head_start = -1, tail_start = -1
+    cdef ptr_t pos = 0, length, shortest
     out_indptr[0] = 0
     for r in range(n_rules):
         n_head = head_indptr[r + 1] - head_indptr[r]
         n_tail = tail_indptr[r + 1] - tail_indptr[r]
+        head = head_ids + head_indptr[r]
         tail = tail_ids + tail_indptr[r]
-        n = support_into_ptr(feature_indptr, feature_ids, head_ids + head_indptr[r], n_head,
-                             n_records, head_work, order)
-        head_counts[r] = n
-        tail_counts[r] = support_count_ptr(label_indptr, label_ids, tail, n_tail,
-                                           n_records, tail_work, order)
-        if n_tail == 0:
-            for i in range(n):
-                out_ids[pos + i] = head_work[i]
-            m = n
+        head_counts[r] = support_count_ptr(feature_indptr, feature_ids, head, n_head, n_records, work, order)
+        tail_counts[r] = support_count_ptr(label_indptr, label_ids, tail, n_tail, n_records, work, order)
+        # The shortest posting list of all; none shorter than |D| means the
+        # running set starts as every record.
+        head_start = -1
+        tail_start = -1
+        shortest = n_records
+        for i in range(n_head):
+            key = head[i]
+            length = feature_indptr[key + 1] - feature_indptr[key]
+            if length < shortest:
+                shortest = length
+                head_start = key
+        for i in range(n_tail):
+            key = tail[i]
+            length = label_indptr[key + 1] - label_indptr[key]
+            if length < shortest:
+                shortest = length
+                tail_start = key
+                head_start = -1
+        if tail_start >= 0:
+            start = label_ids + label_indptr[tail_start]
+        elif head_start >= 0:
+            start = feature_ids + feature_indptr[head_start]
         else:
-            # Shortest label list first: the running result only shrinks and
-            # the first write already fits the bounded slot.
-            _order_keys_by_length(label_indptr, tail, n_tail, order)
-            label = order[0]
-            m = intersect_into_ptr(head_work, n, label_ids + label_indptr[label],
-                                   label_indptr[label + 1] - label_indptr[label], out_ids + pos)
-            for i in range(1, n_tail):
-                if m == 0:
-                    break
-                label = order[i]
-                m = intersect_into_ptr(out_ids + pos, m, label_ids + label_indptr[label],
-                                       label_indptr[label + 1] - label_indptr[label], out_ids + pos)
+            start = NULL
+        if start != NULL:
+            for i in range(shortest):
+                out_ids[pos + i] = start[i]
+        else:
+            for i in range(shortest):
+                out_ids[pos + i] = <index_t>i
+        m = shortest
+        # Tail labels first: their lists are the short ones.
+        m = _intersect_all_into(label_indptr, label_ids, tail, n_tail, tail_start, out_ids + pos, m)
+        m = _intersect_all_into(feature_indptr, feature_ids, head, n_head, head_start, out_ids + pos, m)
         pos += m
         out_indptr[r + 1] = pos
     return pos
@@ -404,12 +427,10 @@ def rule_supports(const ptr_t[::1] feature_indptr, const index_t[::1] feature_id
     out_ids = np.empty(max(total, 1), dtype=np.int32)
     head_counts = np.zeros(n_rules, dtype=np.int64)
     tail_counts = np.zeros(n_rules, dtype=np.int64)
-    head_work = np.empty(max(n_records, 1), dtype=np.int32)
-    tail_work = np.empty(max(n_records, 1), dtype=np.int32)
+    work = np.empty(max(n_records, 1), dtype=np.int32)
     order = np.empty(max_keys, dtype=np.int32)
     cdef ptr_t[::1] out_indptr_view = out_indptr
-    cdef index_t[::1] out_view = out_ids, head_work_view = head_work, tail_work_view = tail_work
-    cdef index_t[::1] order_view = order
+    cdef index_t[::1] out_view = out_ids, work_view = work, order_view = order
     cdef int64_t[::1] head_counts_view = head_counts, tail_counts_view = tail_counts
     if n_rules == 0:
         return out_indptr, out_ids[:0].copy(), head_counts, tail_counts
@@ -418,7 +439,7 @@ def rule_supports(const ptr_t[::1] feature_indptr, const index_t[::1] feature_id
                                   n_records, &head_indptr[0], heads, &tail_indptr[0], tails, n_rules,
                                   &out_indptr_view[0], &out_view[0],
                                   &head_counts_view[0], &tail_counts_view[0],
-                                  &head_work_view[0], &tail_work_view[0], &order_view[0])
+                                  &work_view[0], &order_view[0])
     return out_indptr, out_ids[:pos].copy(), head_counts, tail_counts
 
 

@@ -193,6 +193,27 @@ def _stop_by_share(share, tol):
     return tol is not None and share <= tol
 
 
+def _fresh_pool_step(data, state, stats, lam, submodular, allow_empty_coverage):
+    """One round-1 step on a fresh pool: (areas, gains, chosen index or -1).
+
+    The pool's distance sums are computed against every chosen rule (the
+    pool is new, nothing can be carried over): O(M·|ℛ|) distances.
+    """
+    eligible = _base_eligibility(stats, allow_empty_coverage)
+    if state.keys:
+        for i, rule in enumerate(stats.rules):
+            if rule in state.keys:
+                eligible[i] = 0
+    sums = np.zeros(len(stats), dtype=np.float64)
+    if lam > 0 and len(state):
+        chosen = state.chosen()
+        _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
+                                     stats.tail_ids, eligible, chosen.support_indptr, chosen.support_ids,
+                                     chosen.tail_indptr, chosen.tail_ids, sums)
+    areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, lam, sums, submodular, eligible)
+    return areas, gains, _zero_gain_rule(best, state, lam, eligible)
+
+
 def _fixed_pool_greedy(data, stats, *, budget, lam, submodular, tol, keep_stopping_rule,
                        allow_empty_coverage, callback, round_number):
     """Greedy over one fixed pool; distance sums kept incrementally.  Returns (state, stop_reason)."""
@@ -370,20 +391,7 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
         seen.update(canonical[i] for i in new)
         if second_round and new:
             union_parts.append(stats if len(new) == len(canonical) else stats.subset(new))
-        eligible = _base_eligibility(stats, allow_empty_coverage)
-        if state.keys:
-            for i, rule in enumerate(canonical):
-                if rule in state.keys:
-                    eligible[i] = 0
-        sums = np.zeros(len(stats), dtype=np.float64)
-        if lam > 0 and len(state):
-            chosen = state.chosen()
-            _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
-                                         stats.tail_ids, eligible, chosen.support_indptr, chosen.support_ids,
-                                         chosen.tail_indptr, chosen.tail_ids, sums)
-        areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, lam, sums, submodular,
-                                    eligible)
-        best = _zero_gain_rule(best, state, lam, eligible)
+        areas, gains, best = _fresh_pool_step(data, state, stats, lam, submodular, allow_empty_coverage)
         if best < 0:
             reason = "no_gain"
             break

@@ -22,6 +22,16 @@ __all__ = ["adjusted_accuracy", "check_rules", "rule_statistics", "RuleStatistic
 
 def _canonical_ids(ids, n, what, where):
     """Sorted tuple of distinct ints in [0, n) from ``ids``; ``where`` names the rule in errors."""
+    # Fast path: already canonical (a strictly increasing tuple of Python ints in range),
+    # which is what the samplers produce.
+    if type(ids) is tuple and ids and type(ids[0]) is int and 0 <= ids[0] and ids[-1] < n:
+        previous = -1
+        for x in ids:
+            if type(x) is not int or x <= previous:
+                break
+            previous = x
+        else:
+            return ids
     if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
         raise ValueError(f"{where}: the {what} must be a sequence of integer ids; got {ids!r}")
     values = []
