@@ -15,7 +15,7 @@ from ..binarydata import BinaryData, _Index
 from ._cliques import SetFamily
 
 ITEMS = ("labels", "features")
-ITEM_ORDERS = ("frequency", "id")
+ITEM_ORDERS = ("id", "frequency")
 
 
 def _record_index(data, items):
@@ -42,7 +42,7 @@ def _check_family(family, n_items):
     return family
 
 
-def contained_sets(family, data, *, items="labels", item_order="frequency", return_set_records=False):
+def contained_sets(family, data, *, items="labels", item_order="id", return_set_records=False):
     """For every record, the ids of the sets of ``family`` it contains (PRETTI).
 
     Line 1 of Algorithm 4: ``φ(D) = {S ∈ S⁻ : S ⊆ L_D}``, computed with the
@@ -62,9 +62,12 @@ def contained_sets(family, data, *, items="labels", item_order="frequency", retu
         The records.  For a ``BinaryData``, ``items`` says whether the sets
         are label sets or feature sets.
     items : {"labels", "features"}, default="labels"
-    item_order : {"frequency", "id"}, default="frequency"
-        The item order of the prefix tree: rarest item first (record lists
-        shrink fastest) or by id.  It changes the running time only.
+    item_order : {"id", "frequency"}, default="id"
+        The item order of the prefix tree: by id, or rarest item first (the
+        record lists shrink fastest).  It changes the running time only.  On
+        clique families (already in lexicographic id order) "id" was as fast
+        or faster on the benchmarks (enron's feature cliques: 0.70 s against
+        1.28 s); "frequency" may pay off on families in no particular order.
     return_set_records : bool, default=False
         Also return, for every set S, the sorted ids of the records holding
         it (``D[S]``).
