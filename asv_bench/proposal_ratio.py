@@ -43,8 +43,8 @@ except ImportError:  # run from a source checkout
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import binary_benchmark  # noqa: E402
-from corset.sampling import (HeadSampler, NoDiscriminativeHeadError, NoNegativeRecordsError,  # noqa: E402
-                             TailSampler, log_proposal_ratio)
+from corset.sampling import (HeadSampler, NoNegativeRecordsError, TailSampler,  # noqa: E402
+                             log_proposal_ratio)
 
 DATASETS = ["emotions", "birds", "medical", "enron", "CAL500", "corel5k", "bibtex"]
 PROPOSALS = ["paper", "boley"]

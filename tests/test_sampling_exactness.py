@@ -177,7 +177,7 @@ def test_heads_of_wide_records(m, M):
         assert all(len(h) >= m for h in heads)
         pos, neg = sampler.sample_pairs((0,), 4000, random_state=3)
         target = {}
-        log_w = sampler.pair_sampler((0,))
+        proposal = sampler.pair_sampler((0,))
         # w = 2^a - 2^k exactly for m = 1: compare the pair law with exact integers.
         for p in range(3):
             for q in range(3):
@@ -185,7 +185,7 @@ def test_heads_of_wide_records(m, M):
                 k = np.intersect1d(data.record_features[p], data.record_features[3 + q]).size
                 target[(p, 3 + q)] = 2 ** a - 2 ** k
         pval = goodness_of_fit(list(zip(pos.tolist(), neg.tolist())), target)
-        assert log_w.n_positive == 3
+        assert proposal.n_positive == 3
         assert pval > ALPHA
         return
     sampler = HeadSampler(data, min_head_length=m, max_head_length=M)

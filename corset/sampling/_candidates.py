@@ -9,7 +9,6 @@ module), and returns the rules (head, tail) of the pool.  Its tail weights
 are updated for the rules selected since its previous call, never rebuilt
 from scratch unless the selection went back on a rule.
 """
-import numpy as np
 
 from .._validation import check_positive_int, check_seed
 from ._common import check_data, check_rules
