@@ -7,7 +7,6 @@ module enumerates those sets depth first (in the style of Mukherjee et al.,
 2015) with the compiled kernel ``corset._ext._cliques``, under explicit caps,
 and holds the result as a :class:`SetFamily`.
 """
-import numbers
 import warnings
 
 import numpy as np
