@@ -212,8 +212,9 @@ def test_batch_matches_one_by_one_and_threads(global_random_seed, seed_kind):
     search.update_rules([((0,), (0,))])
     tails = [(0,), (2,)] + ([] if seed_kind == "paper" else [(1,)])
     tails = [t for t in tails if data.tail_support(t).size]
-    batch = search.sample_many(tails, 6, global_random_seed, n_threads=1)
-    assert batch == search.sample_many(tails, 6, global_random_seed, n_threads=2)
+    batch, errors = search.sample_many(tails, 6, global_random_seed, n_threads=1)
+    assert errors == [None] * len(tails)
+    assert (batch, errors) == search.sample_many(tails, 6, global_random_seed, n_threads=2)
     # The same pairs searched one by one give the same heads.
     rng = np.random.RandomState(global_random_seed)
     for tail, heads in zip(tails, batch):

@@ -15,6 +15,19 @@ from ._common import check_data, check_rules
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
 
 
+def _resolve_n_jobs(n_jobs):
+    """Threads for joblib-style ``n_jobs`` (None: 1; negative: cores + 1 + n_jobs)."""
+    import os
+
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer or None; got {n_jobs!r}")
+    if n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return n_jobs
+
+
 class CandidateGenerator:
     """A pool of candidate rules per call: ``n_tails`` × ``n_heads_per_tail`` (GenCandRules).
 
@@ -42,6 +55,10 @@ class CandidateGenerator:
         Resolved once at construction: a given int gives the same sequence of pools.
     head_options : dict, optional
         Extra keyword arguments for a registered head method's factory.
+    n_jobs : int or None, default=1
+        Threads for head methods that search a whole pool in one compiled
+        call (``"gh"``); None means 1, -1 all cores.  The pool does not
+        depend on it: randomness is drawn before the threads start.
 
     Attributes
     ----------
@@ -70,7 +87,8 @@ class CandidateGenerator:
 
     def __init__(self, data, *, n_tails=100, n_heads_per_tail=10, head_method="cftp", proposal="paper",
                  min_head_length=1, max_head_length=None, max_proposals=None, space="full",
-                 deduplicate=True, on_proposal_limit="raise", random_state=None, head_options=None):
+                 deduplicate=True, on_proposal_limit="raise", random_state=None, head_options=None,
+                 n_jobs=1):
         from . import make_head_sampler, make_tail_sampler
 
         self.data = check_data(data)
@@ -80,6 +98,7 @@ class CandidateGenerator:
             raise ValueError(f"on_proposal_limit must be 'raise' or 'skip'; got {on_proposal_limit!r}")
         self.on_proposal_limit = on_proposal_limit
         self.deduplicate = bool(deduplicate)
+        self.n_jobs = _resolve_n_jobs(n_jobs)
         options = dict(head_options or {})
         if max_proposals is not None:
             options["max_proposals"] = max_proposals
@@ -134,20 +153,30 @@ class CandidateGenerator:
             return []
         self.exhausted_ = False
         pool = []
-        for tail in tails:
-            try:
-                heads = self._head_sampler.sample(tail, self.n_heads_per_tail, self._rng)
-            except NoNegativeRecordsError:
+        if hasattr(self._head_sampler, "sample_many"):
+            # One compiled call for the whole pool (CORSET-GH), on n_jobs threads.
+            batches, errors = self._head_sampler.sample_many(tails, self.n_heads_per_tail, self._rng,
+                                                             n_threads=self.n_jobs)
+        else:
+            batches, errors = [], []
+            for tail in tails:
+                try:
+                    batches.append(self._head_sampler.sample(tail, self.n_heads_per_tail, self._rng))
+                    errors.append(None)
+                except SamplingError as exc:
+                    batches.append([])
+                    errors.append(exc)
+        for tail, heads, error in zip(tails, batches, errors):
+            if isinstance(error, NoNegativeRecordsError):
                 self.skipped_tails_.append((tail, "no negative record"))
-                continue
-            except NoDiscriminativeHeadError:
+            elif isinstance(error, NoDiscriminativeHeadError):
                 self.skipped_tails_.append((tail, "no head with positive discriminativity"))
-                continue
-            except ProposalLimitError:
+            elif isinstance(error, ProposalLimitError):
                 if self.on_proposal_limit == "raise":
-                    raise
+                    raise error
                 self.skipped_tails_.append((tail, "max_proposals reached"))
-                continue
+            elif error is not None:
+                raise error
             pool.extend((head, tail) for head in heads)
         if self.deduplicate:
             pool = list(dict.fromkeys(pool))

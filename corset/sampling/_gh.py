@@ -46,6 +46,7 @@ import numpy as np
 
 from .._ext import _gh
 from .._validation import check_ids, check_seed
+from ._errors import SamplingError
 
 _SEEDS = ("paper", "uniform", "uncovered", "deterministic")
 _CANDIDATES = ("difference", "positive")
@@ -250,8 +251,12 @@ class GreedyHeadSearch:
 
         Returns
         -------
-        list of list of tuple
+        heads : list of list of tuple
             For each tail, its heads (draws with no head dropped).
+        errors : list of (SamplingError or None)
+            For each tail, the sampling error its seed pairs raised (e.g.
+            :class:`~corset.sampling.NoNegativeRecordsError` with
+            ``seed="paper"``), in which case it has no head.
         """
         rng = check_seed(random_state)
         data = self.data
@@ -261,8 +266,13 @@ class GreedyHeadSearch:
         n_positive = np.empty(len(tails), dtype=np.int64)
         cand_parts = []
         job_tail, job_pos, job_neg = [], [], []
+        errors = [None] * len(tails)
         for i, tail in enumerate(tails):
-            pos, neg = self.draw_pairs(tail, n, rng, covered)
+            try:
+                pos, neg = self.draw_pairs(tail, n, rng, covered)
+            except SamplingError as exc:
+                errors[i] = exc
+                pos, neg = [], []
             role, positives = self.roles(tail, covered)
             roles[i] = role
             n_positive[i] = positives.size
@@ -270,7 +280,7 @@ class GreedyHeadSearch:
                 cand_parts.append(self._candidates(positives, None, None))
             else:
                 cand_parts.append(np.empty(0, dtype=np.int32))
-            job_tail.extend([i] * n)
+            job_tail.extend([i] * len(pos))
             job_pos.extend(-1 if p is None else p for p in pos)
             job_neg.extend(-1 if q is None else q for q in neg)
         cand_indptr = np.zeros(len(tails) + 1, dtype=np.int64)
@@ -290,7 +300,7 @@ class GreedyHeadSearch:
             a, b = indptr[j], indptr[j + 1]
             if b > a:
                 out[i].append(tuple(ids_list[a:b]))
-        return out
+        return out, errors
 
 
 def make_head_sampler(data, *, proposal="paper", min_head_length=1, max_head_length=None, **options):

@@ -1,0 +1,518 @@
+"""CorsetClassifier: the scikit-learn multi-label estimator of corset.
+
+A thin Python class in scikit-learn's style: ``__init__`` stores parameters;
+``fit`` validates everything (scikit-learn's utilities, then the binary
+checks of :mod:`corset._validation`) before any compiled code runs, builds the
+binary data layer once, and runs CORSET (Algorithm 1) with the candidate
+generator of :mod:`corset.sampling` and the greedy of :mod:`corset.selection`.
+The fitted model is a list of plain :class:`~corset.model.Rule` objects.
+"""
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_binary_matrix
+from ..binarydata import BinaryData
+from ._export import FORMAT_VERSION, check_rules_dict, format_rules, rules_to_dict, rules_to_frame
+from ._rules import Rule
+
+_HEAD_SAMPLERS = ("gh", "surs", "cftp")
+_TAIL_SPACES = ("interpretable", "full")
+_QUALITIES = ("paper", "submodular")
+
+
+def _check_real(value, name, low, high, *, low_open=False, high_open=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise TypeError(f"{name} must be a real number; got {value!r}")
+    below = value <= low if low_open else value < low
+    above = value >= high if high_open else value > high
+    if below or above:
+        lb = "(" if low_open else "["
+        rb = ")" if high_open else "]"
+        raise ValueError(f"{name} must be in {lb}{low}, {high}{rb}; got {value!r}")
+    return float(value)
+
+
+def _check_int(value, name, low, *, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= {low}" + (" or None" if allow_none else "")
+                        + f"; got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be an integer >= {low}; got {value}")
+    return int(value)
+
+
+def _check_choice(value, name, choices):
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}; got {value!r}")
+    return value
+
+
+class CorsetClassifier(ClassifierMixin, BaseEstimator):
+    """Concise multi-label rule sets learnt by CORSET.
+
+    Learns a small set of conjunctive rules ``IF H THEN T`` (H a set of binary
+    features, T a set of labels) by greedy max-sum diversification
+    (Algorithm 1 of the paper) over candidate rules drawn by exact pattern
+    samplers; predicts for a record the union of the tails of the rules
+    whose head it contains.
+
+    Parameters
+    ----------
+    n_rules : int, default=150
+        The rule budget (the paper's experiments use at most 150).
+    tol : float in [0, 1] or None, default=0.0
+        τ: selection stops once the share of newly covered label occurrences
+        brought by the best rule falls to τ or below (Algorithm 1); 0 stops
+        when no rule covers anything new; None disables the criterion.
+    lam : float, default=1.0
+        λ >= 0, the weight of diversity (eq. obj).
+    quality : {"paper", "submodular"}, default="paper"
+        The quality term: the paper's q(R; ℛ), or the monotone submodular Q
+        of PAPER-NOTES note 1, for which the second round is a
+        ½-approximation.
+    min_head_length, max_head_length : int, default=1 and None
+        Bounds on the number of features in a head (None: no maximum).
+    head_sampler : {"gh", "surs", "cftp"}, default="gh"
+        CORSET-GH greedy head search (Algorithm 5), CORSET-SURS sampling over
+        the interpretable feature space, or exact sampling by
+        discriminativity (Algorithm 3).
+    tail_space : {"interpretable", "full"}, default="interpretable"
+        Tails from the interpretable label space S⁻ (probabilistic cliques of
+        the label graph, Algorithm 4) or from all label sets (Algorithm 2).
+    n_tails, n_heads_per_tail : int, default=50 and 10
+        Pool shape: each step draws ``n_tails`` tails and ``n_heads_per_tail``
+        heads per tail (the paper's pool of 500 candidates per step).
+    gamma, epsilon : float, default=0.5 and 0.1
+        CORSET-GH's weight of negative support and early-stop share.
+    gh_seed : {"paper", "uniform", "uncovered", "deterministic"}, default="paper"
+        Distribution of CORSET-GH's seed pair (see :mod:`corset.sampling._gh`).
+    gh_normalise : bool, default=False
+        Normalise CORSET-GH's marginal gains by feature frequency.
+    alpha : float, default=0.8
+        Clique-probability threshold of the interpretable spaces.
+    max_clique_size, max_cliques : int or None, default=None and 100_000
+        Caps of the clique enumeration.
+    second_round : bool, default=False
+        Run Algorithm 1's second greedy round and keep the better rule set.
+    random_state : None, int or RandomState, default=None
+        Resolved once per fit; the same int gives the same rules.
+    n_jobs : int or None, default=None
+        Threads for candidate generation; results do not depend on it.
+    verbose : int, default=0
+        >0 shows a progress bar during selection.
+
+    Attributes
+    ----------
+    rules_ : list of Rule
+        The selected rules, in selection order.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X is a DataFrame with string column names.
+    feature_names_ : list of str
+        Names used in the rules (X's columns, else ``x0``, ``x1``, ...).
+    label_names_ : list of str
+        Y's column names, the ``label_names`` argument, else ``y0``, ``y1``...
+    n_labels_ : int
+    label_base_rates_ : ndarray of float64
+        Smoothed training frequency of each label, ``(count + 1) / (n + 2)``.
+    selection_ : corset.selection.SelectionResult
+        The selection's record: gains, objective, stop reason.
+
+    Notes
+    -----
+    ``predict_proba`` is a monotone score in (0, 1), not a calibrated
+    probability: a label predicted by the firing rules gets
+    ``0.5 + 0.5 · (n + 1) / (s + 2)`` with s the training records where the
+    best firing rule predicting it fires and n those among them that carry
+    the label (so > 0.5); any other label gets ``0.5 · label_base_rates_``
+    (so < 0.5).  ``decision_function`` is its logit.  Hence a label is
+    predicted exactly when its probability exceeds 0.5 and its decision
+    value exceeds 0.
+
+    A label that never occurs in training is never predicted.  A label
+    carried by every training record has no negative record, so no rule
+    predicting it alone has positive adjusted accuracy: it is predicted only
+    inside tails with other labels.  With a single training record every
+    label is of one of these two kinds, and the rule set is empty.
+    """
+
+    def __init__(self, n_rules=150, tol=0.0, lam=1.0, quality="paper", min_head_length=1,
+                 max_head_length=None, head_sampler="gh", tail_space="interpretable", n_tails=50,
+                 n_heads_per_tail=10, gamma=0.5, epsilon=0.1, gh_seed="paper", gh_normalise=False,
+                 alpha=0.8, max_clique_size=None, max_cliques=100_000, second_round=False,
+                 random_state=None, n_jobs=None, verbose=0):
+        self.n_rules = n_rules
+        self.tol = tol
+        self.lam = lam
+        self.quality = quality
+        self.min_head_length = min_head_length
+        self.max_head_length = max_head_length
+        self.head_sampler = head_sampler
+        self.tail_space = tail_space
+        self.n_tails = n_tails
+        self.n_heads_per_tail = n_heads_per_tail
+        self.gamma = gamma
+        self.epsilon = epsilon
+        self.gh_seed = gh_seed
+        self.gh_normalise = gh_normalise
+        self.alpha = alpha
+        self.max_clique_size = max_clique_size
+        self.max_cliques = max_cliques
+        self.second_round = second_round
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    # -- validation ------------------------------------------------------------
+    def _check_params(self):
+        p = {}
+        p["n_rules"] = _check_int(self.n_rules, "n_rules", 1)
+        p["tol"] = None if self.tol is None else _check_real(self.tol, "tol", 0.0, 1.0)
+        p["lam"] = _check_real(self.lam, "lam", 0.0, np.inf, high_open=True)
+        p["quality"] = _check_choice(self.quality, "quality", _QUALITIES)
+        p["min_head_length"] = _check_int(self.min_head_length, "min_head_length", 1)
+        p["max_head_length"] = _check_int(self.max_head_length, "max_head_length", 1, allow_none=True)
+        if p["max_head_length"] is not None and p["max_head_length"] < p["min_head_length"]:
+            raise ValueError(f"max_head_length ({p['max_head_length']}) must be >= min_head_length "
+                             f"({p['min_head_length']})")
+        p["head_sampler"] = _check_choice(self.head_sampler, "head_sampler", _HEAD_SAMPLERS)
+        p["tail_space"] = _check_choice(self.tail_space, "tail_space", _TAIL_SPACES)
+        p["n_tails"] = _check_int(self.n_tails, "n_tails", 1)
+        p["n_heads_per_tail"] = _check_int(self.n_heads_per_tail, "n_heads_per_tail", 1)
+        p["gamma"] = _check_real(self.gamma, "gamma", 0.0, np.inf, high_open=True)
+        p["epsilon"] = _check_real(self.epsilon, "epsilon", 0.0, 1.0)
+        p["gh_seed"] = _check_choice(self.gh_seed, "gh_seed", ("paper", "uniform", "uncovered", "deterministic"))
+        p["alpha"] = _check_real(self.alpha, "alpha", 0.0, 1.0, low_open=True)
+        p["max_clique_size"] = _check_int(self.max_clique_size, "max_clique_size", 1, allow_none=True)
+        p["max_cliques"] = _check_int(self.max_cliques, "max_cliques", 1, allow_none=True)
+        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral)
+                                        or self.n_jobs == 0):
+            raise ValueError(f"n_jobs must be a non-zero integer or None; got {self.n_jobs!r}")
+        return p
+
+    def _validate_y(self, Y, label_names):
+        """Binary label matrix, names, and how to give predictions back.
+
+        A 2-D Y must be a 0/1 indicator matrix (``classes_`` is then ``[0, 1]``
+        per label).  A 1-D y may hold any two class values, as in
+        scikit-learn's binary classification: ``classes_`` holds them sorted
+        and the second is the positive label the rules predict.
+        """
+        names = None
+        if hasattr(Y, "to_numpy"):  # pandas DataFrame or Series
+            names = [str(c) for c in Y.columns] if getattr(Y, "ndim", 1) == 2 else None
+            Y = Y.to_numpy()
+        if sp.issparse(Y):
+            Y = sp.csr_array(Y)
+            if Y.ndim != 2:
+                raise ValueError(f"Y must be 2-D; got shape {Y.shape}")
+            output = {"kind": "sparse", "dtype": np.dtype(Y.dtype).str}
+            Yb = check_binary_matrix(Y, "Y")
+        else:
+            Y = np.asarray(Y)
+            if Y.ndim == 2 and Y.shape[1] == 1 and label_names is None and names is None:
+                pass  # a column of labels stays a one-label indicator matrix
+            if Y.ndim == 1:
+                target = type_of_target(Y, input_name="y", raise_unknown=True)
+                if target != "binary":
+                    raise ValueError(
+                        f"Only binary classification is supported. The type of the target is {target}. "
+                        "CorsetClassifier is a multi-label (and binary) classifier: one-hot encode a "
+                        "multiclass target first (sklearn.preprocessing.LabelBinarizer)")
+                classes = np.unique(Y)
+                if classes.size < 2:
+                    raise ValueError(f"y has only one class ({classes.tolist()}); a classifier needs two "
+                                     "classes to learn from")
+                self.classes_ = classes
+                Yb = check_binary_matrix((Y == classes[1]).reshape(-1, 1), "y")
+                output = {"kind": "binary"}
+                names = [str(classes[1])]
+            elif Y.ndim == 2:
+                target = type_of_target(Y, input_name="Y") if Y.size else "multilabel-indicator"
+                if target in ("continuous-multioutput", "multiclass-multioutput", "continuous"):
+                    raise ValueError(f"Y must be a binary (0/1) indicator matrix; got a {target!r} target")
+                Yb = check_binary_matrix(Y, "Y")
+                output = {"kind": "dense", "dtype": np.dtype(Y.dtype).str}
+            else:
+                raise ValueError(f"Y must be a binary indicator matrix of shape (n_samples, n_labels) or a "
+                                 f"1-D binary y; got an array of shape {Y.shape}")
+        if output["kind"] != "binary":
+            self.classes_ = np.array([0, 1])  # every label's classes, as scikit-learn's multi-label estimators
+        if label_names is not None:
+            names = [str(n) for n in label_names]
+        if names is not None and len(names) != Yb.shape[1]:
+            raise ValueError(f"label_names has {len(names)} names for {Yb.shape[1]} labels")
+        return Yb, names, output
+
+    # -- fit --------------------------------------------------------------------
+    def fit(self, X, Y, label_names=None):
+        """Learn a rule set from binary features ``X`` and labels ``Y``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            Binary (0/1) features.  For continuous features, put a
+            :class:`corset.preprocessing.PercentileBinarizer` before the
+            classifier in a :class:`~sklearn.pipeline.Pipeline`.
+        Y : array-like, sparse matrix or DataFrame of shape (n_samples, n_labels), or 1-D binary y
+        label_names : sequence of str, optional
+            Names of the labels (default: Y's columns, else ``y0``, ``y1``...).
+
+        Returns
+        -------
+        self
+        """
+        from ..sampling import CandidateGenerator
+        from ..selection import greedy_selection
+
+        params = self._check_params()
+        if Y is None:
+            raise ValueError("CorsetClassifier requires y to be passed, but the target y is None")
+        X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"), dtype=None, ensure_min_samples=1,
+                          ensure_min_features=1, reset=True, ensure_all_finite=True)
+        Xb = check_binary_matrix(X, "X")
+        Yb, names, output = self._validate_y(Y, label_names)
+        if Xb.shape[0] != Yb.shape[0]:
+            raise ValueError(f"X and Y have different numbers of samples: {Xb.shape[0]} and {Yb.shape[0]}")
+        self.feature_names_ = (list(map(str, self.feature_names_in_)) if hasattr(self, "feature_names_in_")
+                               else [f"x{j}" for j in range(Xb.shape[1])])
+        self.label_names_ = names if names is not None else [f"y{k}" for k in range(Yb.shape[1])]
+        self.n_labels_ = Yb.shape[1]
+        self._output = output
+        n = Xb.shape[0]
+        counts = np.asarray(Yb.sum(axis=0)).ravel()
+        self.label_base_rates_ = (counts + 1.0) / (n + 2.0)
+
+        data = BinaryData(Xb, Yb)
+        rng = check_random_state(self.random_state)
+        head_options = {}
+        if params["head_sampler"] == "gh":
+            head_options = {"gamma": params["gamma"], "epsilon": params["epsilon"],
+                            "seed": params["gh_seed"], "normalise": bool(self.gh_normalise)}
+        generator = CandidateGenerator(
+            data, n_tails=params["n_tails"], n_heads_per_tail=params["n_heads_per_tail"],
+            head_method=params["head_sampler"], min_head_length=params["min_head_length"],
+            max_head_length=params["max_head_length"], space=params["tail_space"],
+            on_proposal_limit="skip", random_state=rng, head_options=head_options, n_jobs=self.n_jobs)
+        callback = None
+        bar = None
+        if self.verbose:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=params["n_rules"], desc="selecting rules", unit="rule")
+            callback = lambda step: bar.update(1)  # noqa: E731
+        try:
+            result = greedy_selection(data, generator, n_rules=params["n_rules"], lam=params["lam"],
+                                      quality=params["quality"], tol=params["tol"],
+                                      second_round=bool(self.second_round), callback=callback)
+        finally:
+            if bar is not None:
+                bar.close()
+        self.selection_ = result
+        self.rules_ = self._make_rules(data, result)
+        return self
+
+    def _make_rules(self, data, result):
+        from ..selection import rule_statistics
+
+        if not result.rules:
+            return []
+        stats = rule_statistics(data, result.rules)
+        rules = []
+        for i, (head, tail) in enumerate(result.rules):
+            rules.append(Rule(
+                head=tuple(int(f) for f in head), tail=tuple(int(k) for k in tail),
+                head_names=tuple(self.feature_names_[f] for f in head),
+                tail_names=tuple(self.label_names_[k] for k in tail),
+                support=int(stats.head_counts[i]), n_matched=int(stats.rule_counts[i]),
+                precision=float(stats.precision[i]), base_rate=float(stats.base_rate[i]),
+                adjusted_accuracy=float(stats.accuracy[i]),
+                uncovered_area=int(result.areas[i]) if i < len(result.areas) else 0,
+                gain=float(result.gains[i]) if i < len(result.gains) else 0.0,
+                position=i,
+                label_precision=tuple(
+                    float(np.intersect1d(data.head_support(head), data.label_records[k]).size
+                          / max(int(stats.head_counts[i]), 1)) for k in tail),
+            ))
+        return rules
+
+    # -- predict ----------------------------------------------------------------
+    def _check_X(self, X):
+        check_is_fitted(self, "rules_")
+        X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"), dtype=None, reset=False,
+                          ensure_all_finite=True)
+        return check_binary_matrix(X, "X")
+
+    def _fired(self, Xb):
+        from ..selection import fired_rules
+
+        if not self.rules_:
+            return sp.csr_array((Xb.shape[0], 0), dtype=np.uint8)
+        return fired_rules([(r.head, r.tail) for r in self.rules_], Xb)
+
+    def _label_scores(self, Xb):
+        """Best smoothed label precision among firing rules, per (record, label); NaN: no rule."""
+        fired = self._fired(Xb)
+        n = Xb.shape[0]
+        best = np.full((n, self.n_labels_), np.nan)
+        fired_csc = sp.csc_array(fired)
+        for j, rule in enumerate(self.rules_):
+            rows = fired_csc.indices[fired_csc.indptr[j]:fired_csc.indptr[j + 1]]
+            if rows.size == 0:
+                continue
+            for k, prec in zip(rule.tail, rule.label_precision):
+                score = (prec * rule.support + 1.0) / (rule.support + 2.0)
+                column = best[rows, k]
+                best[rows, k] = np.where(np.isnan(column) | (column < score), score, column)
+        return best
+
+    def predict_proba(self, X):
+        """Scores in (0, 1) per label, > 0.5 exactly for the predicted labels (see Notes).
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_labels)
+            For a 1-D binary y: shape (n_samples, 2), the columns in the
+            order of ``classes_``.
+        """
+        proba = self._positive_proba(X)
+        if self._output["kind"] == "binary":
+            return np.column_stack([1.0 - proba[:, 0], proba[:, 0]])
+        return proba
+
+    def _positive_proba(self, X):
+        Xb = self._check_X(X)
+        best = self._label_scores(Xb)
+        return np.where(np.isnan(best), 0.5 * self.label_base_rates_[None, :], 0.5 + 0.5 * np.nan_to_num(best))
+
+    def decision_function(self, X):
+        """The logit of :meth:`predict_proba`: > 0 exactly for the predicted labels."""
+        p = self._positive_proba(X)
+        d = np.log(p) - np.log1p(-p)
+        return d[:, 0] if self._output["kind"] == "binary" else d
+
+    def predict(self, X):
+        """The union of the tails of the rules whose head the record contains.
+
+        Returns the same kind as the training Y: a sparse CSR array when Y was
+        sparse, a dense array of Y's dtype when it was dense, and values of
+        ``classes_`` when y was 1-D.
+        """
+        from ..selection import predict_labels
+
+        Xb = self._check_X(X)
+        if self.rules_:
+            Y = predict_labels([(r.head, r.tail) for r in self.rules_], Xb, self.n_labels_)
+        else:
+            Y = sp.csr_array((Xb.shape[0], self.n_labels_), dtype=np.uint8)
+        kind = self._output["kind"]
+        if kind == "binary":
+            return self.classes_[Y.toarray().ravel().astype(np.intp)]
+        if kind == "sparse":
+            return sp.csr_array(Y.astype(self._output["dtype"]))
+        return Y.toarray().astype(self._output["dtype"])
+
+    def explain(self, X):
+        """Per record, the rules that fired and the labels each one predicted.
+
+        Returns
+        -------
+        list of list of Rule
+            ``explain(X)[i]`` lists the rules whose head record i contains, in
+            selection order; each rule's ``tail_names`` are the labels it
+            predicted.
+        """
+        Xb = self._check_X(X)
+        fired = self._fired(Xb)
+        return [[self.rules_[j] for j in fired.indices[fired.indptr[i]:fired.indptr[i + 1]]]
+                for i in range(Xb.shape[0])]
+
+    # -- showing and exporting ------------------------------------------------------
+    def __str__(self):
+        if not hasattr(self, "rules_"):
+            return self.__repr__()
+        header = f"CorsetClassifier: {len(self.rules_)} rules over {self.n_labels_} labels"
+        return header + ("\n" + format_rules(self.rules_) if self.rules_ else "")
+
+    def to_dict(self):
+        """A JSON-serialisable dict of the fitted model (rules, names, parameters)."""
+        check_is_fitted(self, "rules_")
+        d = rules_to_dict(self.rules_, feature_names=self.feature_names_, label_names=self.label_names_,
+                          params={k: v for k, v in self.get_params().items()
+                                  if isinstance(v, (int, float, str, bool, type(None)))})
+        d["label_base_rates"] = [float(v) for v in self.label_base_rates_]
+        d["output"] = dict(self._output)
+        if self._output["kind"] == "binary":
+            d["output"]["classes"] = self.classes_.tolist()
+        return d
+
+    def to_json(self, **kwargs):
+        import json
+
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_dict(cls, d):
+        """A fitted classifier from :meth:`to_dict`'s output; it predicts identically."""
+        check_rules_dict(d)
+        params = {k: v for k, v in d.get("params", {}).items() if k in cls().get_params()}
+        model = cls(**params)
+        model.rules_ = [Rule.from_dict(r) for r in d["rules"]]
+        model.feature_names_ = list(d["feature_names"])
+        model.label_names_ = list(d["label_names"])
+        model.n_features_in_ = len(model.feature_names_)
+        model.n_labels_ = len(model.label_names_)
+        model.label_base_rates_ = np.asarray(d["label_base_rates"], dtype=np.float64)
+        out = d.get("output", {})
+        model._output = {k: v for k, v in out.items() if k != "classes"} or {"kind": "dense", "dtype": "|u1"}
+        if model._output["kind"] == "binary":
+            model.classes_ = np.asarray(out["classes"])
+        else:
+            model.classes_ = np.array([0, 1])
+        return model
+
+    @classmethod
+    def from_json(cls, text):
+        import json
+
+        return cls.from_dict(json.loads(text))
+
+    def to_frame(self):
+        """The rules as a pandas DataFrame, one row per rule."""
+        check_is_fitted(self, "rules_")
+        return rules_to_frame(self.rules_)
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state["_corset_format_version"] = FORMAT_VERSION
+        return state
+
+    def __setstate__(self, state):
+        version = state.pop("_corset_format_version", None)
+        if version != FORMAT_VERSION:
+            raise ValueError(f"this pickle holds a CorsetClassifier of format version {version!r}; this "
+                             f"version of corset reads version {FORMAT_VERSION}. Refit the model, or "
+                             "export it with to_json() in the corset version that made it")
+        super().__setstate__(state)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = True
+        tags.classifier_tags.multi_label = True
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = True
+        # A few dozen rules on binary features do not reach the accuracy
+        # thresholds scikit-learn's common checks set for generic classifiers
+        # on their (continuous, binarized) toy data.
+        tags.classifier_tags.poor_score = True
+        return tags

@@ -1,0 +1,67 @@
+"""Showing and exporting rule sets: text, dict/JSON, pandas DataFrame.
+
+Kept apart from the rules themselves (MLRL-Boomer's habit): the model holds
+plain data, and these functions decide how a person or a file sees it.
+"""
+import json
+
+FORMAT_VERSION = 1
+"""Version of the exported dict/JSON layout and of the pickled classifier state."""
+
+
+def format_rule(rule):
+    """``IF word_graph AND word_social THEN SNA, socialnets  (support 41, precision 0.93)``."""
+    head = " AND ".join(rule.head_names or [f"x{f}" for f in rule.head]) or "TRUE"
+    tail = ", ".join(rule.tail_names or [f"y{k}" for k in rule.tail])
+    return f"IF {head} THEN {tail}  (support {rule.support}, precision {rule.precision:.2f})"
+
+
+def format_rules(rules):
+    """One numbered line per rule, in selection order."""
+    width = len(str(len(rules)))
+    return "\n".join(f"{i + 1:>{width}}. {format_rule(r)}" for i, r in enumerate(rules))
+
+
+def rules_to_dict(rules, *, feature_names, label_names, params=None):
+    """A JSON-serialisable dict describing a rule set and the names it refers to."""
+    return {
+        "format": "corset.rules",
+        "format_version": FORMAT_VERSION,
+        "feature_names": [str(n) for n in feature_names],
+        "label_names": [str(n) for n in label_names],
+        "params": dict(params or {}),
+        "rules": [r.to_dict() for r in rules],
+    }
+
+
+def check_rules_dict(d):
+    """Validate the header of an exported rule set; raise ``ValueError`` if it is not one."""
+    if not isinstance(d, dict) or d.get("format") != "corset.rules":
+        raise ValueError("not an exported corset rule set (missing 'format': 'corset.rules')")
+    if d.get("format_version") != FORMAT_VERSION:
+        raise ValueError(
+            f"rule set format version {d.get('format_version')!r} is not supported; "
+            f"this version of corset reads version {FORMAT_VERSION}"
+        )
+    return d
+
+
+def rules_to_json(rules, **kwargs):
+    return json.dumps(rules_to_dict(rules, **kwargs), indent=2)
+
+
+def rules_to_frame(rules):
+    """A pandas DataFrame with one row per rule (pandas must be installed)."""
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("rules_to_frame needs pandas: pip install pandas") from exc
+    rows = []
+    for r in rules:
+        d = r.to_dict()
+        d["head_names"] = " AND ".join(d["head_names"])
+        d["tail_names"] = ", ".join(d["tail_names"])
+        rows.append(d)
+    columns = ["position", "head_names", "tail_names", "support", "n_matched", "precision",
+               "base_rate", "adjusted_accuracy", "uncovered_area", "gain", "head", "tail"]
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,80 @@
+"""Plain rule objects and the rule set a fitted classifier holds.
+
+A :class:`Rule` is data only: ids, names and the statistics measured on the
+training data when it was selected.  Printing and exporting live in
+:mod:`corset.model._export`, so a rule set can be shown as text, a dict/JSON
+or a table without the rules knowing how.
+"""
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One conjunctive rule ``IF head THEN tail`` (section problem_formulation).
+
+    Attributes
+    ----------
+    head : tuple of int
+        Sorted feature ids H; the rule fires on a record whose features contain H.
+    tail : tuple of int
+        Sorted label ids T the rule predicts when it fires.
+    head_names, tail_names : tuple of str
+        The features' and labels' names.
+    support : int
+        |D[H]|: training records the rule fires on.
+    n_matched : int
+        |D[R]| = |D[H] ∩ D[T]|: training records it fires on that carry every label of T.
+    precision : float
+        P_R = |D[R]| / |D[H]| (0 when the head matches no training record).
+    base_rate : float
+        P_D = |D[T]| / |D|.
+    adjusted_accuracy : float
+        a(R) of eq. disc: KL(Bern(P_R) ‖ Bern(P_D)) when P_R > P_D, else 0.
+    uncovered_area : int
+        The uncovered area of eq. relarea with respect to the rules selected
+        before it, at the time it was selected.
+    gain : float
+        Its marginal gain in the greedy selection (Algorithm 1).
+    position : int
+        0-based order of selection.
+    label_precision : tuple of float
+        For each label k of the tail, |D[H] ∩ D[{k}]| / |D[H]|: how often the
+        label is right when the rule fires (>= ``precision``).
+    """
+
+    head: tuple
+    tail: tuple
+    head_names: tuple = field(default=())
+    tail_names: tuple = field(default=())
+    support: int = 0
+    n_matched: int = 0
+    precision: float = 0.0
+    base_rate: float = 0.0
+    adjusted_accuracy: float = 0.0
+    uncovered_area: int = 0
+    gain: float = 0.0
+    position: int = 0
+    label_precision: tuple = field(default=())
+
+    def __str__(self):
+        from ._export import format_rule
+
+        return format_rule(self)
+
+    def to_dict(self):
+        """A JSON-serialisable dict of the rule (lists instead of tuples)."""
+        d = asdict(self)
+        for key in ("head", "tail", "head_names", "tail_names"):
+            d[key] = list(d[key])
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        """The inverse of :meth:`to_dict`."""
+        d = dict(d)
+        for key in ("head", "tail"):
+            d[key] = tuple(int(v) for v in d[key])
+        for key in ("head_names", "tail_names"):
+            d[key] = tuple(str(v) for v in d.get(key, ()))
+        d["label_precision"] = tuple(float(v) for v in d.get("label_precision", ()))
+        return cls(**d)

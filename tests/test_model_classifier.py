@@ -1,0 +1,267 @@
+"""CorsetClassifier: fit/predict, determinism, exports, bad input and scikit-learn conformance."""
+import json
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.metrics import f1_score
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from corset.datasets import make_rule_data
+from corset.model import CorsetClassifier, Rule
+from corset.preprocessing import PercentileBinarizer
+
+# Until the interpretable tail space is available everywhere, the fast tests
+# use the full space; the defaults are exercised in test_defaults_fit.
+FAST = dict(tail_space="full", n_rules=15, n_tails=10, n_heads_per_tail=5)
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    d = make_rule_data(n_records=300, n_features=24, n_labels=24, noise=0.01, random_state=0)
+    return d.X, d.Y
+
+
+def _rule_tuples(clf):
+    return [(r.head, r.tail) for r in clf.rules_]
+
+
+def test_fit_predict_recovers_planted_rules(synthetic):
+    X, Y = synthetic
+    # The paper's pool shape (500 candidates per step).
+    clf = CorsetClassifier(random_state=0, **dict(FAST, n_tails=50, n_heads_per_tail=10)).fit(X, Y)
+    assert 0 < len(clf.rules_) <= 15
+    P = clf.predict(X)
+    assert sp.issparse(P) and P.shape == Y.shape
+    assert f1_score(Y.toarray(), P.toarray(), average="micro") > 0.85
+
+
+@pytest.mark.parametrize("head_sampler", ["gh", "cftp"])
+def test_same_seed_same_rules_any_n_jobs(synthetic, global_random_seed, head_sampler):
+    X, Y = synthetic
+    params = dict(FAST, head_sampler=head_sampler, random_state=global_random_seed)
+    a = CorsetClassifier(n_jobs=1, **params).fit(X, Y)
+    b = CorsetClassifier(n_jobs=2, **params).fit(X, Y)
+    assert _rule_tuples(a) == _rule_tuples(b)
+    # Refitting the same object gives the same rules again.
+    assert _rule_tuples(a.fit(X, Y)) == _rule_tuples(b)
+
+
+def test_different_seeds_may_differ(synthetic):
+    X, Y = synthetic
+    rule_sets = {tuple(_rule_tuples(CorsetClassifier(random_state=s, **FAST).fit(X, Y))) for s in range(4)}
+    assert len(rule_sets) > 1
+
+
+@given(seed=st.integers(0, 2**16), n_rules=st.integers(1, 6), min_len=st.integers(1, 2),
+       extra=st.one_of(st.none(), st.integers(0, 2)), head_sampler=st.sampled_from(["gh", "cftp"]))
+@settings(max_examples=25, deadline=None)
+def test_budget_and_head_lengths_never_exceeded(seed, n_rules, min_len, extra, head_sampler):
+    d = make_rule_data(n_records=80, n_features=12, n_labels=9, noise=0.05, random_state=seed)
+    max_len = None if extra is None else min_len + extra
+    clf = CorsetClassifier(n_rules=n_rules, min_head_length=min_len, max_head_length=max_len,
+                           head_sampler=head_sampler, tail_space="full", n_tails=5, n_heads_per_tail=3,
+                           random_state=seed).fit(d.X, d.Y)
+    assert len(clf.rules_) <= n_rules
+    for r in clf.rules_:
+        assert len(r.head) >= min_len
+        assert max_len is None or len(r.head) <= max_len
+
+
+def test_proba_decision_and_predict_agree(synthetic):
+    X, Y = synthetic
+    clf = CorsetClassifier(random_state=1, **FAST).fit(X, Y)
+    P = clf.predict(X).toarray()
+    proba = clf.predict_proba(X)
+    dec = clf.decision_function(X)
+    assert proba.shape == Y.shape and ((proba > 0) & (proba < 1)).all()
+    assert np.array_equal(proba > 0.5, P == 1)
+    assert np.array_equal(dec > 0, P == 1)
+
+
+def test_explain_lists_fired_rules(synthetic):
+    X, Y = synthetic
+    clf = CorsetClassifier(random_state=2, **FAST).fit(X, Y)
+    Xd = X.toarray()
+    explanations = clf.explain(X[:20])
+    P = clf.predict(X[:20]).toarray()
+    for i, fired in enumerate(explanations):
+        expected = [r for r in clf.rules_ if all(Xd[i, f] for f in r.head)]
+        assert fired == expected
+        predicted = {k for r in fired for k in r.tail}
+        assert predicted == set(np.flatnonzero(P[i]).tolist())
+
+
+def test_rule_model_text_and_statistics(synthetic):
+    X, Y = synthetic
+    clf = CorsetClassifier(random_state=3, **FAST).fit(X, Y)
+    text = str(clf)
+    assert text.count("\n") == len(clf.rules_)
+    r = clf.rules_[0]
+    assert isinstance(r, Rule) and str(r).startswith("IF ") and " THEN " in str(r)
+    assert r.head_names == tuple(f"x{f}" for f in r.head)
+    Xd, Yd = X.toarray().astype(bool), Y.toarray().astype(bool)
+    fires = Xd[:, list(r.head)].all(axis=1)
+    carries = Yd[:, list(r.tail)].all(axis=1)
+    assert r.support == fires.sum() and r.n_matched == (fires & carries).sum()
+    assert r.precision == pytest.approx(r.n_matched / r.support)
+    assert [x.position for x in clf.rules_] == list(range(len(clf.rules_)))
+
+
+def test_json_and_pickle_round_trips(synthetic):
+    X, Y = synthetic
+    clf = CorsetClassifier(random_state=4, **FAST).fit(X, Y)
+    again = CorsetClassifier.from_json(clf.to_json())
+    assert again.rules_ == clf.rules_
+    for a, b in [(clf, again), (clf, pickle.loads(pickle.dumps(clf)))]:
+        assert (a.predict(X) != b.predict(X)).nnz == 0
+        assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
+    frame = clf.to_frame()
+    assert len(frame) == len(clf.rules_)
+
+
+def test_pickle_of_another_format_version_is_refused(synthetic):
+    X, Y = synthetic
+    clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    state = clf.__getstate__()
+    state["_corset_format_version"] = 999
+    fresh = CorsetClassifier.__new__(CorsetClassifier)
+    with pytest.raises(ValueError, match="format version 999"):
+        fresh.__setstate__(state)
+    bad = json.loads(clf.to_json())
+    bad["format_version"] = 999
+    with pytest.raises(ValueError, match="format version"):
+        CorsetClassifier.from_dict(bad)
+
+
+def test_dataframes_give_names_and_dense_output_follows_y():
+    pd = pytest.importorskip("pandas")
+    d = make_rule_data(n_records=200, n_features=12, n_labels=9, random_state=5)
+    X = pd.DataFrame(d.X.toarray(), columns=[f"feat_{j}" for j in range(12)])
+    Y = pd.DataFrame(d.Y.toarray(), columns=[f"lab_{k}" for k in range(9)])
+    clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    assert all(n.startswith("feat_") for r in clf.rules_ for n in r.head_names)
+    assert all(n.startswith("lab_") for r in clf.rules_ for n in r.tail_names)
+    P = clf.predict(X)
+    assert isinstance(P, np.ndarray) and P.shape == (200, 9) and P.dtype == Y.to_numpy().dtype
+    clf2 = CorsetClassifier(random_state=0, **FAST).fit(d.X.toarray(), d.Y.toarray(),
+                                                        label_names=[f"L{k}" for k in range(9)])
+    assert all(n.startswith("L") for r in clf2.rules_ for n in r.tail_names)
+
+
+def test_one_dimensional_binary_y():
+    d = make_rule_data(n_records=200, n_features=12, n_labels=3, n_rules=3, random_state=6)
+    y = np.where(d.Y.toarray()[:, 0] == 1, "yes", "no")
+    clf = CorsetClassifier(random_state=0, **FAST).fit(d.X, y)
+    assert list(clf.classes_) == ["no", "yes"]
+    pred = clf.predict(d.X)
+    assert pred.shape == (200,) and set(pred) <= {"no", "yes"}
+    assert clf.predict_proba(d.X).shape == (200, 2)
+    assert np.array_equal(clf.decision_function(d.X) > 0, pred == "yes")
+
+
+@pytest.mark.parametrize("X, Y, match", [
+    (np.array([[0.5, 1.0], [0.0, 1.0]]), np.array([[1], [0]]), "PercentileBinarizer"),
+    (np.array([[1, 0], [0, 1], [1, 1]]), np.array([0, 1, 2]), "Only binary classification"),
+    (np.array([[1, 0], [0, 1]]), np.array([[0.5], [1.0]]), "binary"),
+    (np.array([[1, np.nan], [0, 1]]), np.array([[1], [0]]), "NaN"),
+    (np.array([[1, 0], [0, 1], [1, 1]]), np.array([[1], [0]]), "inconsistent numbers of samples|different numbers"),
+    (np.zeros((0, 3)), np.zeros((0, 1)), "0 sample"),
+    (np.zeros((3, 0)), np.zeros((3, 1)), "0 feature"),
+])
+def test_bad_input_gets_clear_errors(X, Y, match):
+    with pytest.raises(ValueError, match=match):
+        CorsetClassifier(**FAST).fit(X, Y)
+
+
+def test_bad_parameters_name_themselves(synthetic):
+    X, Y = synthetic
+    for params, match in [({"n_rules": 0}, "n_rules"), ({"lam": -1.0}, "lam"), ({"tol": 2.0}, "tol"),
+                          ({"head_sampler": "x"}, "head_sampler"), ({"min_head_length": 3, "max_head_length": 2},
+                                                                    "max_head_length"),
+                          ({"alpha": 0.0}, "alpha"), ({"quality": "best"}, "quality")]:
+        with pytest.raises((ValueError, TypeError), match=match):
+            CorsetClassifier(**dict(FAST, **params)).fit(X, Y)
+
+
+def test_predict_checks_features(synthetic):
+    X, Y = synthetic
+    clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :-1])
+    with pytest.raises(ValueError, match="binary"):
+        clf.predict(X.toarray() * 2)
+
+
+def test_degenerate_labels_and_single_record():
+    rng = np.random.RandomState(0)
+    X = (rng.rand(60, 8) < 0.4).astype(int)
+    Y = np.zeros((60, 3), dtype=int)
+    Y[:, 0] = X[:, 0] & X[:, 1]
+    Y[:, 2] = 1  # carried by every record
+    clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    P = clf.predict(X)
+    assert not P[:, 1].any()  # label 1 never occurs: never predicted
+    # Label 2 has no negative record: only tails with other labels can carry it.
+    assert all(len(r.tail) > 1 for r in clf.rules_ if 2 in r.tail)
+    one = CorsetClassifier(random_state=0, **FAST).fit(X[:1], Y[:1])
+    assert one.rules_ == [] and one.predict(X).shape == (60, 3)
+
+
+def test_clone_pipeline_and_grid_search(synthetic):
+    X, Y = synthetic
+    clf = CorsetClassifier(random_state=0, **FAST)
+    assert clone(clf).get_params() == clf.get_params()
+    rng = np.random.RandomState(0)
+    Xc = X.toarray() + 0.1 * rng.rand(*X.shape)  # continuous: binarized inside the pipeline
+    pipe = Pipeline([("binarize", PercentileBinarizer(percentile=50)), ("corset", clf)])
+    pipe.fit(Xc, Y.toarray())
+    assert pipe.predict(Xc).shape == Y.shape
+    search = GridSearchCV(pipe, {"corset__lam": [0.1, 1.0]}, cv=2, scoring="f1_micro")
+    search.fit(Xc, Y.toarray())
+    assert search.best_params_["corset__lam"] in (0.1, 1.0)
+
+
+# -- scikit-learn's common checks ------------------------------------------------------
+_CONTINUOUS = ("the common checks feed continuous features; CorsetClassifier requires binary X and "
+               "says so (use PercentileBinarizer in a Pipeline, checked below)")
+_BARE_FAILURES = {name: _CONTINUOUS for name in [
+    "check_classifier_data_not_an_array", "check_classifier_multioutput",
+    "check_classifier_not_supporting_multiclass", "check_classifiers_classes",
+    "check_classifiers_multilabel_output_format_decision_function",
+    "check_classifiers_multilabel_output_format_predict",
+    "check_classifiers_multilabel_output_format_predict_proba",
+    "check_classifiers_multilabel_representation_invariance", "check_classifiers_one_label",
+    "check_classifiers_train", "check_decision_proba_consistency", "check_dict_unchanged",
+    "check_dont_overwrite_parameters", "check_dtype_object", "check_estimator_sparse_array",
+    "check_estimator_sparse_matrix", "check_estimator_sparse_tag", "check_estimators_dtypes",
+    "check_estimators_fit_returns_self", "check_estimators_nan_inf", "check_estimators_overwrite_params",
+    "check_estimators_pickle", "check_f_contiguous_array_estimator", "check_fit2d_1feature",
+    "check_fit2d_1sample", "check_fit2d_predict1d", "check_fit_check_is_fitted", "check_fit_idempotent",
+    "check_fit_score_takes_y", "check_methods_sample_order_invariance", "check_methods_subset_invariance",
+    "check_n_features_in", "check_n_features_in_after_fitting", "check_pipeline_consistency",
+    "check_positive_only_tag_during_fit", "check_readonly_memmap_input", "check_supervised_y_2d",
+]}
+_PIPELINE_FAILURES = {
+    "check_estimators_overwrite_params": "a Pipeline fits its steps in place, so its 'steps' parameter changes",
+    "check_dont_overwrite_parameters": "a Pipeline fits its steps in place, so its 'steps' parameter changes",
+}
+
+
+def _expected_failures(estimator):
+    return _PIPELINE_FAILURES if isinstance(estimator, Pipeline) else _BARE_FAILURES
+
+
+@parametrize_with_checks(
+    [make_pipeline(PercentileBinarizer(), CorsetClassifier(random_state=0, **FAST)),
+     CorsetClassifier(random_state=0, **FAST)],
+    expected_failed_checks=_expected_failures,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
