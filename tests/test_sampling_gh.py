@@ -64,18 +64,26 @@ def test_kernel_matches_reference(case):
     data = BinaryData(X)
     n_pos = int((role == 1).sum())
     idx = data.feature_records
-    head, visited, scores = _gh.greedy_head_search(
-        idx.indptr, idx.ids, np.array(candidates, dtype=np.int32), role, n_pos, gamma, epsilon, normalise,
-        min_length, -1 if max_length is None else max_length)
     ref_head, ref_visited, ref_scores = reference_search(X, role, candidates, n_pos, gamma, epsilon, normalise,
                                                          min_length, max_length)
-    assert visited.tolist() == ref_visited
-    assert np.allclose(scores, ref_scores)
+    rec = data.record_features
+    # Counting by intersections only, by record scans whenever possible, and by cost.
+    results = [_gh.greedy_head_search(
+        idx.indptr, idx.ids, np.array(candidates, dtype=np.int32), role, n_pos, gamma, epsilon, normalise,
+        min_length, -1 if max_length is None else max_length, rec.indptr, rec.ids, mode)
+        for mode in (1, 2, 0)]
+    for other in results[1:]:
+        assert all(np.array_equal(a, b) for a, b in zip(results[0], other))
+    head, visited, scores = results[0]
+    # The kernel may stop early once no longer prefix can beat the best one
+    # (phi <= positives kept); what it visits is a prefix of the reference.
+    assert visited.tolist() == ref_visited[:len(visited)]
+    assert np.allclose(scores, ref_scores[:len(scores)])
     assert head.tolist() == ref_head
     # The returned head's phi is at least that of every prefix of allowed length visited.
     if len(head):
         assert min_length <= len(head) <= (max_length or len(head))
-        assert scores[len(head) - 1] >= scores[min_length - 1:].max()
+        assert scores[len(head) - 1] >= max(ref_scores[min_length - 1:])
     else:
         assert len(visited) < min_length
 
@@ -215,7 +223,8 @@ def test_batch_matches_one_by_one_and_threads(global_random_seed, seed_kind):
     batch, errors = search.sample_many(tails, 6, global_random_seed, n_threads=1)
     assert errors == [None] * len(tails)
     assert (batch, errors) == search.sample_many(tails, 6, global_random_seed, n_threads=2)
-    # The same pairs searched one by one give the same heads.
+    # The same pairs searched one by one give the same heads: pairs are drawn
+    # once per distinct tail, n per occurrence, in first-seen order.
     rng = np.random.RandomState(global_random_seed)
     for tail, heads in zip(tails, batch):
         pos, neg = search.draw_pairs(tail, 6, rng, search._covered)
@@ -225,3 +234,16 @@ def test_batch_matches_one_by_one_and_threads(global_random_seed, seed_kind):
             if head is not None:
                 expected.append(head)
         assert heads == expected
+
+
+def test_batch_with_repeated_tails():
+    X, Y = _toy(3, n=40, m=10)
+    data = BinaryData(X, Y)
+    search = GreedyHeadSearch(data, seed="uniform")
+    tails = [(0,), (2,), (0,)]
+    batch, _ = search.sample_many(tails, 4, 0)
+    rng = np.random.RandomState(0)
+    pos, neg = search.draw_pairs((0,), 8, rng)
+    heads0 = [search.search((0,), p, q) for p, q in zip(pos, neg)]
+    assert batch[0] == [h for h in heads0[:4] if h is not None]
+    assert batch[2] == [h for h in heads0[4:] if h is not None]

@@ -88,7 +88,10 @@ cdef Py_ssize_t greedy_head_search_ptr(
         double gamma, double epsilon, bint normalise,
         Py_ssize_t min_length, Py_ssize_t max_length,
         index_t* visited, double* scores, uint8_t* used,
-        index_t* support, Py_ssize_t* n_visited_out) noexcept nogil:
+        index_t* support, Py_ssize_t* n_visited_out,
+        const ptr_t* r_indptr, const index_t* r_ids, index_t* cand_pos,
+        Py_ssize_t* pos_count, Py_ssize_t* neg_count, int mode,
+        const index_t* first_pos, const index_t* first_neg) noexcept nogil:
     """Algorithm 5 on explicit inputs; returns the length of the best prefix.
 
     Head-length bounds: the search stops once ``max_length`` features are
@@ -100,25 +103,76 @@ cdef Py_ssize_t greedy_head_search_ptr(
     search added them and ``scores`` the value phi of each visited prefix;
     ``used`` is a zeroed flag array of n_candidates; ``support`` needs room for
     the longest posting list among the candidates.
+
+    Two ways to count, per candidate h, the positives and negatives of
+    D[H] ∩ D[{h}], with identical results: intersect D[H] with each posting
+    list, or scan the features of each record of D[H] once (``r_indptr``,
+    ``r_ids``: record -> features; ``cand_pos``: feature -> candidate slot or
+    -1, all -1 on entry and on exit; ``pos_count``/``neg_count``: n_candidates
+    counters).  Once D[H] is small the scan costs far less than one
+    intersection per remaining candidate.  ``mode``: 0 chooses by cost, 1
+    always intersects, 2 scans whenever D[H] is materialised (``r_indptr``
+    NULL: always intersect).  ``first_pos``/``first_neg`` (per feature:
+    positives and negatives of D[{h}], the same for every search of a tail),
+    when not NULL, give the first step's counts without touching the index.
     """
     cdef Py_ssize_t step, c, best_c, n_support = 0, pos, neg, n_visited = 0
-    cdef Py_ssize_t best_prefix = 0
+    cdef Py_ssize_t best_prefix = 0, best_pos = 0
+    cdef double best_allowed = 0.0
     cdef bint full = True        # D[∅]: every record; never materialised
     cdef double phi = 0.0, value, gain, best_gain, best_value = 0.0
-    cdef index_t h
-    cdef ptr_t length
+    cdef index_t h, f
+    cdef ptr_t length, p
     cdef const index_t* plist
+    cdef bint scan
+    cdef Py_ssize_t scan_cost, n_unused, r, slot
+    cdef uint8_t rr
+
+    if r_indptr != NULL:
+        for c in range(n_candidates):
+            cand_pos[candidates[c]] = <index_t>c
 
     for step in range(min(n_candidates, max_length)):
         best_c = -1
         best_gain = 0.0
+        scan = False
+        if not full and r_indptr != NULL and mode != 1:
+            if mode == 2:
+                scan = True
+            else:
+                scan_cost = 0
+                for r in range(n_support):
+                    scan_cost += r_indptr[support[r] + 1] - r_indptr[support[r]]
+                n_unused = n_candidates - step
+                scan = scan_cost < n_unused * (n_support + 8)
+        if scan:
+            for c in range(n_candidates):
+                pos_count[c] = 0
+                neg_count[c] = 0
+            for r in range(n_support):
+                rr = role[support[r]]
+                if rr == 0:
+                    continue
+                for p in range(r_indptr[support[r]], r_indptr[support[r] + 1]):
+                    slot = cand_pos[r_ids[p]]
+                    if slot >= 0:
+                        if rr == 1:
+                            pos_count[slot] += 1
+                        else:
+                            neg_count[slot] += 1
         for c in range(n_candidates):
             if used[c]:
                 continue
             h = candidates[c]
             plist = ids + indptr[h]
             length = indptr[h + 1] - indptr[h]
-            if full:
+            if scan:
+                pos = pos_count[c]
+                neg = neg_count[c]
+            elif full and first_pos != NULL:
+                pos = first_pos[h]
+                neg = first_neg[h]
+            elif full:
                 _split_count(plist, length, plist, length, role, &pos, &neg)
             else:
                 _split_count(support, n_support, plist, length, role, &pos, &neg)
@@ -130,6 +184,7 @@ cdef Py_ssize_t greedy_head_search_ptr(
                 best_c = c
                 best_gain = gain
                 best_value = value
+                best_pos = pos
         if best_c < 0:
             break
         used[best_c] = 1
@@ -147,8 +202,20 @@ cdef Py_ssize_t greedy_head_search_ptr(
         visited[n_visited] = h
         scores[n_visited] = phi
         n_visited += 1
-        if n_visited >= min_length and n_support < epsilon * <double>n_positive:
-            break
+        if n_visited >= min_length:
+            if n_visited == min_length or phi > best_allowed:
+                best_allowed = phi
+            if n_support < epsilon * <double>n_positive:
+                break
+            # Pruning that leaves the result unchanged: a longer head keeps at
+            # most the positives of D[H] (phi <= best_pos), so once the best
+            # allowed prefix reaches that bound no later prefix can beat it.
+            if best_allowed >= <double>best_pos:
+                break
+
+    if r_indptr != NULL:
+        for c in range(n_candidates):
+            cand_pos[candidates[c]] = -1
 
     # Best prefix of allowed length: the first index of the maximum score.
     for c in range(min_length - 1 if min_length > 0 else 0, n_visited):
@@ -161,7 +228,8 @@ cdef Py_ssize_t greedy_head_search_ptr(
 def greedy_head_search(const ptr_t[::1] indptr, const index_t[::1] ids,
                        const index_t[::1] candidates, const uint8_t[::1] role,
                        Py_ssize_t n_positive, double gamma, double epsilon,
-                       bint normalise, Py_ssize_t min_length=1, Py_ssize_t max_length=-1):
+                       bint normalise, Py_ssize_t min_length=1, Py_ssize_t max_length=-1,
+                       const ptr_t[::1] r_indptr=None, const index_t[::1] r_ids=None, int mode=0):
     """Run Algorithm 5 once; return ``(head, visited, scores)``.
 
     ``head`` is the best prefix of ``visited`` with between ``min_length`` and
@@ -188,12 +256,23 @@ def greedy_head_search(const ptr_t[::1] indptr, const index_t[::1] ids,
         return visited[:0], visited[:0].copy(), scores[:0]
     # An index with no entries at all still has valid (empty) posting lists.
     cdef const index_t* ids_ptr = &ids[0] if ids.shape[0] > 0 else NULL
+    cand_pos = np.full(max(indptr.shape[0] - 1, 1), -1, dtype=np.int32)
+    counts = np.zeros((2, n_c), dtype=np.intp)
+    cdef index_t[::1] cand_pos_v = cand_pos
+    cdef Py_ssize_t[:, ::1] counts_v = counts
+    cdef const ptr_t* r_indptr_p = NULL
+    cdef const index_t* r_ids_p = NULL
+    if r_indptr is not None:
+        r_indptr_p = &r_indptr[0]
+        r_ids_p = &r_ids[0] if r_ids.shape[0] > 0 else NULL
     with nogil:
         best = greedy_head_search_ptr(&indptr[0], ids_ptr, &candidates[0], n_c,
                                       &role[0], n_positive, gamma, epsilon, normalise,
                                       min_length, max_length,
                                       &visited_v[0], &scores_v[0], &used_v[0],
-                                      &support_v[0], &n_visited)
+                                      &support_v[0], &n_visited,
+                                      r_indptr_p, r_ids_p, &cand_pos_v[0],
+                                      &counts_v[0, 0], &counts_v[1, 0], mode, NULL, NULL)
     return visited[:best].copy(), visited[:n_visited].copy(), scores[:n_visited].copy()
 
 
@@ -228,7 +307,8 @@ cdef int _one_job(const ptr_t* f_indptr, const index_t* f_ids,
                   Py_ssize_t neg, bint difference,
                   const uint8_t* role, Py_ssize_t n_positive, Py_ssize_t n_records,
                   double gamma, double epsilon, bint normalise,
-                  Py_ssize_t min_length, Py_ssize_t max_length,
+                  Py_ssize_t min_length, Py_ssize_t max_length, Py_ssize_t n_features,
+                  const index_t* first_pos, const index_t* first_neg,
                   index_t* head_out, Py_ssize_t* head_length) noexcept nogil:
     """One search; -1 on allocation failure.  ``head_out`` has room for n_cand_in ids."""
     cdef Py_ssize_t n_c, n_visited = 0, best, size = n_cand_in if n_cand_in > 0 else 1
@@ -237,9 +317,15 @@ cdef int _one_job(const ptr_t* f_indptr, const index_t* f_ids,
     cdef double* scores = <double*> malloc(size * sizeof(double))
     cdef uint8_t* used = <uint8_t*> malloc(size * sizeof(uint8_t))
     cdef index_t* support = <index_t*> malloc((n_records if n_records > 0 else 1) * sizeof(index_t))
-    if cand == NULL or visited == NULL or scores == NULL or used == NULL or support == NULL:
-        free(cand); free(visited); free(scores); free(used); free(support)
+    cdef index_t* cand_pos = <index_t*> malloc((n_features if n_features > 0 else 1) * sizeof(index_t))
+    cdef Py_ssize_t* counts = <Py_ssize_t*> malloc(2 * size * sizeof(Py_ssize_t))
+    cdef Py_ssize_t i
+    if (cand == NULL or visited == NULL or scores == NULL or used == NULL or support == NULL
+            or cand_pos == NULL or counts == NULL):
+        free(cand); free(visited); free(scores); free(used); free(support); free(cand_pos); free(counts)
         return -1
+    for i in range(n_features):
+        cand_pos[i] = -1
     if difference and neg >= 0:
         n_c = _difference(cand_in, n_cand_in, r_ids + r_indptr[neg], r_indptr[neg + 1] - r_indptr[neg], cand)
     else:
@@ -250,11 +336,13 @@ cdef int _one_job(const ptr_t* f_indptr, const index_t* f_ids,
     memset(used, 0, size)
     best = greedy_head_search_ptr(f_indptr, f_ids, cand, n_c, role, n_positive, gamma, epsilon,
                                   normalise, min_length, max_length if max_length >= 0 else n_c,
-                                  visited, scores, used, support, &n_visited)
+                                  visited, scores, used, support, &n_visited,
+                                  r_indptr, r_ids, cand_pos, counts, counts + size, 0,
+                                  first_pos, first_neg)
     for n_c in range(best):
         head_out[n_c] = visited[n_c]
     head_length[0] = best
-    free(cand); free(visited); free(scores); free(used); free(support)
+    free(cand); free(visited); free(scores); free(used); free(support); free(cand_pos); free(counts)
     return 0
 
 
@@ -262,6 +350,7 @@ def greedy_heads(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
                  const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
                  const ptr_t[::1] cand_indptr, const index_t[::1] cand_ids,
                  const uint8_t[:, ::1] roles, const ptr_t[::1] n_positive,
+                 const index_t[:, :, ::1] first_counts,
                  const index_t[::1] job_tail, const index_t[::1] job_pos, const index_t[::1] job_neg,
                  double gamma, double epsilon, bint normalise, bint difference,
                  Py_ssize_t min_length, Py_ssize_t max_length, int n_threads):
@@ -275,9 +364,11 @@ def greedy_heads(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
     candidates of the tail from ``cand_indptr``/``cand_ids`` instead (the
     deterministic input).  A job with no head gets an empty row.  Jobs are
     independent and deterministic, so the result does not depend on
-    ``n_threads``.
+    ``n_threads``.  ``first_counts[0, t, h]`` and ``first_counts[1, t, h]``
+    are the positives and negatives of D[{h}] for tail slot t.
     """
     cdef Py_ssize_t n_jobs = job_tail.shape[0], j, n_records = roles.shape[1]
+    cdef Py_ssize_t n_features = f_indptr.shape[0] - 1
     cdef Py_ssize_t total = 0
     cdef int failed = 0, status
     offsets = np.zeros(n_jobs + 1, dtype=np.int64)
@@ -302,6 +393,7 @@ def greedy_heads(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
                               r_ids_p + r_indptr[job_pos[j]], r_indptr[job_pos[j] + 1] - r_indptr[job_pos[j]],
                               job_neg[j], difference, &roles[job_tail[j], 0], n_positive[job_tail[j]],
                               n_records, gamma, epsilon, normalise, min_length, max_length,
+                              n_features, &first_counts[0, job_tail[j], 0], &first_counts[1, job_tail[j], 0],
                               &buf[0] + off[j], &length_v[j])
         else:
             status = _one_job(&f_indptr[0], f_ids_p, &r_indptr[0], r_ids_p,
@@ -309,14 +401,30 @@ def greedy_heads(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
                               cand_indptr[job_tail[j] + 1] - cand_indptr[job_tail[j]],
                               -1, False, &roles[job_tail[j], 0], n_positive[job_tail[j]],
                               n_records, gamma, epsilon, normalise, min_length, max_length,
+                              n_features, &first_counts[0, job_tail[j], 0], &first_counts[1, job_tail[j], 0],
                               &buf[0] + off[j], &length_v[j])
         # An in-place operator makes ``failed`` a reduction over the threads.
         failed += status != 0
     if failed:
         raise MemoryError("greedy_heads: could not allocate the search workspace")
+    # Compact the per-job buffers into a CSR of sorted heads.
     indptr = np.zeros(n_jobs + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum(lengths[:n_jobs])
-    ids = np.empty(indptr[n_jobs], dtype=np.int32)
+    cdef ptr_t[::1] indptr_v = indptr
     for j in range(n_jobs):
-        ids[indptr[j]:indptr[j + 1]] = np.sort(buffer[off[j]:off[j] + lengths[j]])
+        indptr_v[j + 1] = indptr_v[j] + length_v[j]
+    ids = np.empty(indptr_v[n_jobs], dtype=np.int32)
+    cdef index_t[::1] ids_v = ids
+    cdef Py_ssize_t a, b, c, k
+    cdef index_t v
+    with nogil:
+        for j in range(n_jobs):
+            a = indptr_v[j]
+            for c in range(length_v[j]):
+                # Insertion sort while copying: heads are short.
+                v = buf[off[j] + c]
+                k = a + c
+                while k > a and ids_v[k - 1] > v:
+                    ids_v[k] = ids_v[k - 1]
+                    k -= 1
+                ids_v[k] = v
     return indptr, ids

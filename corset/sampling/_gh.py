@@ -131,16 +131,44 @@ class GreedyHeadSearch:
         self._rules = []
         self._covered = None
         self._occurrence_rows = None
+        self._role_cache = {}
+        self._record_of_entry = None
 
     def update_rules(self, rules):
         """The rules selected so far (for ``uncovered`` and ``seed="uncovered"``)."""
         rules = list(rules)
         if rules != self._rules:
             self._rules = rules
+            if self.uncovered:
+                self._role_cache.clear()  # roles depend on what is covered
             self._covered = (covered_occurrences(self.data, rules)
                              if rules and (self.uncovered or self.seed == "uncovered") else None)
 
+    def _first_counts(self, roles):
+        """Per tail slot and feature h: positives and negatives of D[{h}] (the search's first step)."""
+        data = self.data
+        X = data.X
+        if self._record_of_entry is None:
+            self._record_of_entry = np.repeat(np.arange(data.n_records, dtype=np.int64), np.diff(X.indptr))
+        out = np.empty((2, roles.shape[0], data.n_features), dtype=np.int32)
+        for t in range(roles.shape[0]):
+            entry_role = roles[t][self._record_of_entry]
+            out[0, t] = np.bincount(X.indices[entry_role == 1], minlength=data.n_features)
+            out[1, t] = np.bincount(X.indices[entry_role == 2], minlength=data.n_features)
+        return out
+
     # -- per tail ------------------------------------------------------------
+    def _cached_roles(self, tail, covered):
+        """:meth:`roles`, kept per tail while the selected rules do not change it."""
+        key = tuple(tail)
+        hit = self._role_cache.get(key)
+        if hit is None:
+            hit = self.roles(tail, covered)
+            if len(self._role_cache) > 4096:
+                self._role_cache.clear()
+            self._role_cache[key] = hit
+        return hit
+
     def roles(self, tail, covered=None):
         """Role per record for ``tail``: 1 positive (counted), 2 negative, 0 not counted."""
         data = self.data
@@ -262,18 +290,23 @@ class GreedyHeadSearch:
         data = self.data
         covered = self._covered
         tails = [tuple(int(k) for k in t) for t in tails]
-        roles = np.empty((len(tails), data.n_records), dtype=np.uint8)
-        n_positive = np.empty(len(tails), dtype=np.int64)
+        # A tail drawn several times (frequent in small label spaces) is set up
+        # once and gets all its seed pairs in one draw: n per occurrence.
+        distinct = list(dict.fromkeys(tails))
+        slot = {t: i for i, t in enumerate(distinct)}
+        occurrences = [tails.count(t) for t in distinct]
+        roles = np.empty((len(distinct), data.n_records), dtype=np.uint8)
+        n_positive = np.empty(len(distinct), dtype=np.int64)
         cand_parts = []
         job_tail, job_pos, job_neg = [], [], []
-        errors = [None] * len(tails)
-        for i, tail in enumerate(tails):
+        tail_errors = [None] * len(distinct)
+        for i, tail in enumerate(distinct):
             try:
-                pos, neg = self.draw_pairs(tail, n, rng, covered)
+                pos, neg = self.draw_pairs(tail, n * occurrences[i], rng, covered)
             except SamplingError as exc:
-                errors[i] = exc
+                tail_errors[i] = exc
                 pos, neg = [], []
-            role, positives = self.roles(tail, covered)
+            role, positives = self._cached_roles(tail, covered)
             roles[i] = role
             n_positive[i] = positives.size
             if self.seed == "deterministic":
@@ -283,23 +316,40 @@ class GreedyHeadSearch:
             job_tail.extend([i] * len(pos))
             job_pos.extend(-1 if p is None else p for p in pos)
             job_neg.extend(-1 if q is None else q for q in neg)
-        cand_indptr = np.zeros(len(tails) + 1, dtype=np.int64)
+        tails_order = distinct
+        cand_indptr = np.zeros(len(tails_order) + 1, dtype=np.int64)
         cand_indptr[1:] = np.cumsum([c.size for c in cand_parts])
         cand_ids = (np.concatenate(cand_parts).astype(np.int32) if cand_parts
                     else np.empty(0, dtype=np.int32))
         f_idx, r_idx = data.feature_records, data.record_features
+        first_counts = self._first_counts(roles)
         indptr, ids = _gh.greedy_heads(
             f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles, n_positive,
+            first_counts,
             np.asarray(job_tail, dtype=np.int32), np.asarray(job_pos, dtype=np.int32),
             np.asarray(job_neg, dtype=np.int32), self.gamma, self.epsilon, self.normalise,
             self.candidates == "difference", self.min_head_length,
             -1 if self.max_head_length is None else self.max_head_length, int(n_threads))
-        out = [[] for _ in tails]
+        # Hand each occurrence of a tail its own n consecutive searches.
         ids_list = ids.tolist()
+        indptr = indptr.tolist()
+        job_start = {}
         for j, i in enumerate(job_tail):
-            a, b = indptr[j], indptr[j + 1]
-            if b > a:
-                out[i].append(tuple(ids_list[a:b]))
+            job_start.setdefault(i, j)
+        used = [0] * len(distinct)
+        out, errors = [], []
+        for tail in tails:
+            i = slot[tail]
+            errors.append(tail_errors[i])
+            heads = []
+            if tail_errors[i] is None:
+                first = job_start.get(i, 0) + used[i] * n
+                for j in range(first, first + n):
+                    a, b = indptr[j], indptr[j + 1]
+                    if b > a:
+                        heads.append(tuple(ids_list[a:b]))
+            used[i] += 1
+            out.append(heads)
         return out, errors
 
 
