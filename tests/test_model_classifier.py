@@ -17,8 +17,8 @@ from corset.datasets import make_rule_data
 from corset.model import CorsetClassifier, Rule
 from corset.preprocessing import PercentileBinarizer
 
-# Until the interpretable tail space is available everywhere, the fast tests
-# use the full space; the defaults are exercised in test_defaults_fit.
+# Most tests use the full tail space (Algorithm 2) and a small pool; the
+# defaults and the other samplers are exercised in test_defaults_and_samplers_fit.
 FAST = dict(tail_space="full", n_rules=15, n_tails=10, n_heads_per_tail=5)
 
 
@@ -51,6 +51,17 @@ def test_same_seed_same_rules_any_n_jobs(synthetic, global_random_seed, head_sam
     assert _rule_tuples(a) == _rule_tuples(b)
     # Refitting the same object gives the same rules again.
     assert _rule_tuples(a.fit(X, Y)) == _rule_tuples(b)
+
+
+@pytest.mark.parametrize("params", [{}, {"head_sampler": "surs", "max_head_length": 3}, {"head_sampler": "cftp"},
+                                    {"quality": "submodular", "second_round": True}])
+def test_defaults_and_samplers_fit(synthetic, params):
+    X, Y = synthetic
+    clf = CorsetClassifier(random_state=0, n_rules=10, **params).fit(X, Y)
+    assert 0 < len(clf.rules_) <= 10
+    assert f1_score(Y.toarray(), clf.predict(X).toarray(), average="micro") > 0.3
+    again = CorsetClassifier(random_state=0, n_rules=10, **params).fit(X, Y)
+    assert _rule_tuples(again) == _rule_tuples(clf)
 
 
 def test_different_seeds_may_differ(synthetic):

@@ -99,7 +99,11 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     alpha : float, default=0.8
         Clique-probability threshold of the interpretable spaces.
     max_clique_size, max_cliques : int or None, default=None and 100_000
-        Caps of the clique enumeration.
+        Caps of the clique enumeration.  For the label space a family past
+        the caps raises :class:`corset.labelspace.CliqueOverflowError`; for
+        the feature space of ``head_sampler="surs"`` it is truncated (every
+        clique size that fits completely, then the lexicographically first
+        sets of the next size, with a warning).
     second_round : bool, default=False
         Run Algorithm 1's second greedy round and keep the better rule set.
     random_state : None, int or RandomState, default=None
@@ -297,11 +301,19 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if params["head_sampler"] == "gh":
             head_options = {"gamma": params["gamma"], "epsilon": params["epsilon"],
                             "seed": params["gh_seed"], "normalise": bool(self.gh_normalise)}
+        clique_options = {"alpha": params["alpha"], "max_size": params["max_clique_size"],
+                          "max_sets": params["max_cliques"]}
+        if params["head_sampler"] == "surs":
+            # Feature graphs are much denser than label graphs: past the caps,
+            # keep every complete clique size and the first sets of the next.
+            head_options = dict(clique_options, on_overflow="truncate")
+        tail_options = clique_options if params["tail_space"] == "interpretable" else None
         generator = CandidateGenerator(
             data, n_tails=params["n_tails"], n_heads_per_tail=params["n_heads_per_tail"],
             head_method=params["head_sampler"], min_head_length=params["min_head_length"],
             max_head_length=params["max_head_length"], space=params["tail_space"],
-            on_proposal_limit="skip", random_state=rng, head_options=head_options, n_jobs=self.n_jobs)
+            on_proposal_limit="skip", random_state=rng, head_options=head_options, n_jobs=self.n_jobs,
+            tail_options=tail_options)
         callback = None
         bar = None
         if self.verbose:

@@ -73,12 +73,19 @@ def _plugin(table, name, kind):
     return factory
 
 
-def make_tail_sampler(data, *, space="full", rules=()):
-    """A tail sampler on ``data`` for the tail space ``space`` ("full" or a registered space)."""
+def make_tail_sampler(data, *, space="full", rules=(), **options):
+    """A tail sampler on ``data`` for the tail space ``space`` ("full" or a registered space).
+
+    ``options`` go to the space's factory (for "interpretable": ``alpha``,
+    ``edge_probability``, ``max_size``, ``max_sets``, ``on_overflow``,
+    ``family``); the full space takes none.
+    """
     if space == "full":
+        if options:
+            raise TypeError(f"the full tail space takes no options; got {sorted(options)}")
         return TailSampler(data, rules)
     if space in _TAIL_SPACES:
-        return _plugin(_TAIL_SPACES, space, "tail space")(data, rules=rules)
+        return _plugin(_TAIL_SPACES, space, "tail space")(data, rules=rules, **options)
     raise ValueError(f"space must be one of {('full',) + tuple(_TAIL_SPACES)}; got {space!r}")
 
 
@@ -127,13 +134,14 @@ class RuleSampler:
         self._tail_samplers = {}
         self._head_samplers = {}
 
-    def tail_sampler(self, rules=(), space="full"):
+    def tail_sampler(self, rules=(), space="full", **options):
         """The tail sampler for ``space`` with the coverage of ``rules`` applied (cached)."""
         rules = check_rules(rules, self.data)
-        sampler = self._tail_samplers.get(space)
+        key = (space, tuple(sorted(options.items())))
+        sampler = self._tail_samplers.get(key)
         if sampler is None or sampler.rules_ != rules[:len(sampler.rules_)]:
-            sampler = make_tail_sampler(self.data, space=space)
-            self._tail_samplers[space] = sampler
+            sampler = make_tail_sampler(self.data, space=space, **options)
+            self._tail_samplers[key] = sampler
         if len(rules) > len(sampler.rules_):
             sampler.add_rules(rules[len(sampler.rules_):])
         return sampler
@@ -149,9 +157,9 @@ class RuleSampler:
             self._head_samplers[key] = sampler
         return sampler
 
-    def sample_tails(self, n, *, rules=(), space="full", random_state=None):
+    def sample_tails(self, n, *, rules=(), space="full", random_state=None, **options):
         """See :func:`sample_tails`."""
-        return self.tail_sampler(rules, space).sample(n, random_state)
+        return self.tail_sampler(rules, space, **options).sample(n, random_state)
 
     def sample_heads(self, tail, n, *, method="cftp", proposal="paper", min_head_length=1,
                      max_head_length=None, random_state=None, **options):
@@ -160,7 +168,7 @@ class RuleSampler:
         return sampler.sample(tail, n, random_state)
 
 
-def sample_tails(X, Y, n, *, rules=(), space="full", random_state=None):
+def sample_tails(X, Y, n, *, rules=(), space="full", random_state=None, **options):
     """Sample ``n`` tails with probability proportional to their uncovered area (Algorithm 2).
 
     Parameters
@@ -174,16 +182,19 @@ def sample_tails(X, Y, n, *, rules=(), space="full", random_state=None):
         Rules already selected: label occurrences they cover (eq. covD) no
         longer count.
     space : {"full", "interpretable"}, default="full"
-        The tail space; "interpretable" (Algorithm 4) is added by a later module.
+        The tail space: all label sets (Algorithm 2), or the interpretable
+        space S⁻ of probabilistic label cliques (Algorithm 4, :mod:`corset.sampling._surs`).
     random_state : None, int or RandomState
         Same int, same tails.
+    **options
+        Options of the tail space (see :func:`make_tail_sampler`).
 
     Returns
     -------
     list of tuple of int
         Each tail as sorted label ids.
     """
-    return RuleSampler(X, Y).sample_tails(n, rules=rules, space=space, random_state=random_state)
+    return RuleSampler(X, Y).sample_tails(n, rules=rules, space=space, random_state=random_state, **options)
 
 
 def sample_heads(X, Y, tail, n, *, method="cftp", proposal="paper", min_head_length=1, max_head_length=None,

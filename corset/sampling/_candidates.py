@@ -55,6 +55,9 @@ class CandidateGenerator:
         Resolved once at construction: a given int gives the same sequence of pools.
     head_options : dict, optional
         Extra keyword arguments for a registered head method's factory.
+    tail_options : dict, optional
+        Options of the tail space's factory (e.g. ``alpha`` and the clique
+        caps of the interpretable space).
     n_jobs : int or None, default=1
         Threads for head methods that search a whole pool in one compiled
         call (``"gh"``); None means 1, -1 all cores.  The pool does not
@@ -88,7 +91,7 @@ class CandidateGenerator:
     def __init__(self, data, *, n_tails=100, n_heads_per_tail=10, head_method="cftp", proposal="paper",
                  min_head_length=1, max_head_length=None, max_proposals=None, space="full",
                  deduplicate=True, on_proposal_limit="raise", random_state=None, head_options=None,
-                 n_jobs=1):
+                 n_jobs=1, tail_options=None):
         from . import make_head_sampler, make_tail_sampler
 
         self.data = check_data(data)
@@ -105,7 +108,8 @@ class CandidateGenerator:
         self._head_sampler = make_head_sampler(data, method=head_method, proposal=proposal,
                                                min_head_length=min_head_length,
                                                max_head_length=max_head_length, **options)
-        self._make_tail_sampler = lambda: make_tail_sampler(data, space=space)
+        tail_options = dict(tail_options or {})
+        self._make_tail_sampler = lambda: make_tail_sampler(data, space=space, **tail_options)
         self._tail_sampler = self._make_tail_sampler()
         self._rng = check_seed(random_state)
         self.skipped_tails_ = []
