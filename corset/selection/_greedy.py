@@ -304,7 +304,7 @@ def _check_labels(data):
 
 def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality="paper", tol=0.0,
                      keep_stopping_rule=True, second_round=False, allow_empty_coverage=False,
-                     callback=None):
+                     callback=None, patience=1, share_criterion="chosen"):
     """CORSET's greedy selection with a fresh candidate pool at every step (Algorithm 1).
 
     Parameters
@@ -334,6 +334,18 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     keep_stopping_rule : bool, default=True
         Whether the rule whose share brings c to τ or below is added
         (Algorithm 1 as printed adds it).
+    share_criterion : {"chosen", "pool"}, default="chosen"
+        Whose share c is compared with τ: the chosen rule's (Algorithm 1), or
+        the largest share in the step's pool ("pool": stop only once no
+        candidate covers more than τ·||L|| new occurrences; a chosen rule
+        with a small share, selected for its accuracy or diversity, does not
+        end the selection).
+    patience : int, default=1
+        Round 1 stops after ``patience`` consecutive chosen rules with
+        c <= τ (1: Algorithm 1).  With the submodular quality a rule can have
+        a positive gain without covering anything new (it raises the best
+        accuracy credited to occurrences already covered), so a single such
+        rule is a poor signal that selection is exhausted.
     second_round : bool, default=False
         Re-run the greedy over the union of all pools with round 1's number
         of rules (no share criterion), and return the rule set with the
@@ -377,6 +389,10 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     seen = set()
     union_parts = []
     reason = "budget"
+    patience = check_positive_int(patience, "patience", minimum=1)
+    if share_criterion not in ("chosen", "pool"):
+        raise ValueError(f"share_criterion must be 'chosen' or 'pool'; got {share_criterion!r}")
+    low_share_run = 0
     while len(state) < n_rules:
         pool = candidate_generator(list(state.rules))
         if pool is None:
@@ -396,7 +412,9 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
             reason = "no_gain"
             break
         share = state.share(int(areas[best]))
-        stop = _stop_by_share(share, tol)
+        judged = share if share_criterion == "chosen" else state.share(int(np.max(areas)))
+        low_share_run = low_share_run + 1 if _stop_by_share(judged, tol) else 0
+        stop = low_share_run >= patience
         if stop and not keep_stopping_rule:
             reason = "tol"
             break

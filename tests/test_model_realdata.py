@@ -1,0 +1,37 @@
+"""Floors against regressions on real data (skipped without ../shared/data).
+
+The default classifier, on the official splits binarized by a strict 90th
+percentile fitted on the training split (the paper's protocol), for three
+fixed seeds.  These are floors, not goals: the goals per dataset are in the
+estimator issue and in the closing notes.
+"""
+import pytest
+from sklearn.metrics import f1_score
+
+from corset.datasets import load_benchmark
+from corset.model import CorsetClassifier
+from corset.preprocessing import PercentileBinarizer
+
+pytestmark = pytest.mark.realdata
+
+
+def _binarized(data_dir, name):
+    train = load_benchmark(name, "train", data_home=data_dir)
+    test = load_benchmark(name, "test", data_home=data_dir)
+    binarizer = PercentileBinarizer(feature_types=train.feature_types,
+                                    categories=[train.categories.get(n) for n in train.feature_names])
+    return binarizer.fit_transform(train.X), train.Y, binarizer.transform(test.X), test.Y
+
+
+# The estimator issue also asks for emotions >= 0.50 with at most 70 rules:
+# the defaults (chosen on validation splits of the training data) do not
+# reach it yet (0.42-0.50 on seeds 0-2), so it is reported, not tested.
+@pytest.mark.parametrize("name, floor, max_rules", [("medical", 0.72, None)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_default_classifier_floor(data_dir, name, floor, max_rules, seed):
+    X_train, Y_train, X_test, Y_test = _binarized(data_dir, name)
+    params = {} if max_rules is None else {"n_rules": max_rules}
+    clf = CorsetClassifier(random_state=seed, **params).fit(X_train, Y_train)
+    f1 = f1_score(Y_test.toarray(), clf.predict(X_test).toarray(), average="micro")
+    assert len(clf.rules_) <= (max_rules or 150)
+    assert f1 >= floor, f"{name} seed {seed}: micro-F1 {f1:.3f} < {floor} with {len(clf.rules_)} rules"
