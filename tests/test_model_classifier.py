@@ -276,3 +276,19 @@ def _expected_failures(estimator):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_auto_tolerance_is_three_new_occurrences(synthetic):
+    from corset import BinaryData
+    from corset.model._classifier import AUTO_TOL_OCCURRENCES
+
+    X, Y = synthetic
+    data = BinaryData(X, Y)
+    assert CorsetClassifier._resolve_tol("auto", data) == pytest.approx(AUTO_TOL_OCCURRENCES / Y.nnz)
+    assert CorsetClassifier._resolve_tol(0.02, data) == 0.02
+    clf = CorsetClassifier(random_state=0, **dict(FAST, tol="auto", n_rules=150)).fit(X, Y)
+    if clf.selection_.stop_reason == "tol":
+        # Stopped because no candidate of the last pool covered more than 3 new occurrences.
+        assert clf.selection_.areas[-1] <= AUTO_TOL_OCCURRENCES
+    with pytest.raises(TypeError, match="tol"):
+        CorsetClassifier(**dict(FAST, tol="sometimes")).fit(X, Y)
