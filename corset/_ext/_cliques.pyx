@@ -26,6 +26,7 @@ import numpy as np
 
 from libc.stdlib cimport free, malloc, realloc
 
+from corset._ext._intersect cimport gallop as _gallop
 from corset._ext._typedefs cimport float64_t, index_t, ptr_t
 
 # Status codes of the core.
@@ -87,25 +88,6 @@ cdef inline int _emit(Output* out, const index_t* clique, Py_ssize_t n_prefix,
         out.probs[out.n_sets] = prob
     out.n_sets += 1
     return DONE
-
-
-cdef inline Py_ssize_t _gallop(const index_t* b, Py_ssize_t lo, Py_ssize_t nb,
-                               index_t target) noexcept nogil:
-    """The first position p >= lo with b[p] >= target (nb if none)."""
-    cdef Py_ssize_t step = 1, hi = lo, mid
-    while hi < nb and b[hi] < target:
-        lo = hi + 1
-        hi += step
-        step <<= 1
-    if hi > nb:
-        hi = nb
-    while lo < hi:
-        mid = lo + ((hi - lo) >> 1)
-        if b[mid] < target:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 cdef struct Candidates:

@@ -21,25 +21,7 @@ increasing order and a later candidate must be strictly better).
 import numpy as np
 
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
-from corset._ext._intersect cimport GALLOP_RATIO, intersect_into_ptr
-
-
-cdef inline Py_ssize_t _gallop(const index_t* b, Py_ssize_t lo, Py_ssize_t nb,
-                               index_t target) noexcept nogil:
-    cdef Py_ssize_t step = 1, hi = lo, mid
-    while hi < nb and b[hi] < target:
-        lo = hi + 1
-        hi += step
-        step <<= 1
-    if hi > nb:
-        hi = nb
-    while lo < hi:
-        mid = lo + ((hi - lo) >> 1)
-        if b[mid] < target:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+from corset._ext._intersect cimport GALLOP_RATIO, gallop as _gallop, intersect_into_ptr
 
 
 cdef inline void _split_count(const index_t* a, Py_ssize_t na,

@@ -9,6 +9,26 @@ from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
 cdef enum:
     GALLOP_RATIO = 16
 
+cdef inline Py_ssize_t gallop(const index_t* b, Py_ssize_t lo, Py_ssize_t nb,
+                              index_t target) noexcept nogil:
+    """The first position p >= lo with b[p] >= target (nb if none): an
+    exponential probe from ``lo``, then a binary search."""
+    cdef Py_ssize_t step = 1, hi = lo, mid
+    while hi < nb and b[hi] < target:
+        lo = hi + 1
+        hi += step
+        step <<= 1
+    if hi > nb:
+        hi = nb
+    while lo < hi:
+        mid = lo + ((hi - lo) >> 1)
+        if b[mid] < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 cdef Py_ssize_t intersect_count_ptr(const index_t* a, Py_ssize_t na,
                                     const index_t* b, Py_ssize_t nb) noexcept nogil
 

@@ -16,27 +16,6 @@ import numpy as np
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
 
 
-cdef inline Py_ssize_t _gallop(const index_t* b, Py_ssize_t lo, Py_ssize_t nb,
-                               index_t target) noexcept nogil:
-    """The first position p >= lo with b[p] >= target (nb if none)."""
-    cdef Py_ssize_t step = 1, hi = lo, mid
-    # Exponential probe: find hi with b[hi] >= target.
-    while hi < nb and b[hi] < target:
-        lo = hi + 1
-        hi += step
-        step <<= 1
-    if hi > nb:
-        hi = nb
-    # Binary search in [lo, hi).
-    while lo < hi:
-        mid = lo + ((hi - lo) >> 1)
-        if b[mid] < target:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 cdef Py_ssize_t intersect_count_ptr(const index_t* a, Py_ssize_t na,
                                     const index_t* b, Py_ssize_t nb) noexcept nogil:
     """|a ∩ b| without materialising it."""
@@ -48,7 +27,7 @@ cdef Py_ssize_t intersect_count_ptr(const index_t* a, Py_ssize_t na,
         return 0
     if na * GALLOP_RATIO < nb:
         for i in range(na):
-            j = _gallop(b, j, nb, a[i])
+            j = gallop(b, j, nb, a[i])
             if j == nb:
                 break
             if b[j] == a[i]:
@@ -85,7 +64,7 @@ cdef Py_ssize_t intersect_into_ptr(const index_t* a, Py_ssize_t na,
     if na * GALLOP_RATIO < nb:
         for i in range(na):
             v = a[i]
-            j = _gallop(b, j, nb, v)
+            j = gallop(b, j, nb, v)
             if j == nb:
                 break
             if b[j] == v:
