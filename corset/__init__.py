@@ -9,7 +9,8 @@ Data flows one way: files or arrays -> :class:`corset.binarydata.BinaryData`
 selection -> rule model -> predictions, explanations, exports.
 """
 from .binarydata import BinaryData
+from .model import CorsetClassifier, Rule
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["BinaryData", "__version__"]
+__all__ = ["BinaryData", "CorsetClassifier", "Rule", "__version__"]
