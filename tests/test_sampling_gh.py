@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 from corset import BinaryData
 from corset._ext import _gh
-from corset.sampling._gh import GreedyHeadSearch, covered_occurrences
+from corset.sampling._gh import GreedyHeadSearch
+from corset.selection import coverage_flags
 
 
 def reference_search(X, role, candidates, n_positive, gamma, epsilon, normalise, min_length=1, max_length=None):
@@ -130,7 +131,7 @@ def test_uncovered_variant_drops_covered_positives():
     tail = (0,)
     rule_head = tuple(np.flatnonzero(X[0]).tolist()[:1])
     rules = [(rule_head, tail)]
-    covered = covered_occurrences(data, rules)
+    covered = coverage_flags(data, rules).astype(bool)
     search = GreedyHeadSearch(data, seed="uniform", uncovered=True)
     role, positives = search.roles(tail, covered)
     matched = set(data.rule_support(rule_head, tail).tolist())

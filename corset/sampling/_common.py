@@ -1,4 +1,6 @@
-"""Argument checks shared by the samplers (run before any compiled code)."""
+"""Argument checks shared by the samplers (run before any compiled code), and their per-tail cache."""
+from collections import OrderedDict
+
 import numpy as np
 
 from ..binarydata import BinaryData
@@ -54,3 +56,27 @@ def as_tuples(indptr, ids):
     ids = ids.tolist()
     indptr = indptr.tolist()
     return [tuple(ids[indptr[i]:indptr[i + 1]]) for i in range(len(indptr) - 1)]
+
+
+def cached_per_tail(cache, size, data, tail, build):
+    """The value ``build(tail, key)`` for ``tail``, kept in the LRU ``cache`` of ``size`` entries.
+
+    ``tail`` is validated first (:func:`check_tail`); ``key`` is its tuple of
+    label ids.  The head samplers keep their per-tail proposals here.
+    """
+    tail = check_tail(tail, data)
+    key = tuple(tail.tolist())
+    value = cache.get(key)
+    if value is not None:
+        cache.move_to_end(key)
+        return value
+    value = build(tail, key)
+    cache[key] = value
+    if len(cache) > size:
+        cache.popitem(last=False)
+    return value
+
+
+def new_tail_cache():
+    """An empty cache for :func:`cached_per_tail`."""
+    return OrderedDict()

@@ -46,28 +46,11 @@ import numpy as np
 
 from .._ext import _gh
 from .._validation import check_ids, check_seed
+from ..selection import coverage_flags
 from ._errors import SamplingError
 
 _SEEDS = ("paper", "uniform", "uncovered", "deterministic")
 _CANDIDATES = ("difference", "positive")
-
-
-def covered_occurrences(data, rules):
-    """Flags over the label occurrences of ``data.Y`` covered by ``rules``.
-
-    Occurrence (i, k) — position ``Y.indptr[i] + rank of k in L_i`` of the CSR
-    — is covered when some rule H -> T matches record i (H ⊆ F_i, T ⊆ L_i)
-    and k ∈ T: the D-specific coverage of eq. covD, over all records.
-    """
-    covered = np.zeros(data.n_label_occurrences, dtype=bool)
-    indptr = data.record_labels.indptr
-    ids = data.record_labels.ids
-    for head, tail in rules:
-        tail = np.asarray(tail, dtype=np.int64)
-        for r in data.rule_support(head, tail):
-            start, stop = indptr[r], indptr[r + 1]
-            covered[start:stop] |= np.isin(ids[start:stop], tail)
-    return covered
 
 
 class GreedyHeadSearch:
@@ -141,7 +124,7 @@ class GreedyHeadSearch:
             self._rules = rules
             if self.uncovered:
                 self._role_cache.clear()  # roles depend on what is covered
-            self._covered = (covered_occurrences(self.data, rules)
+            self._covered = (coverage_flags(self.data, rules).astype(bool)
                              if rules and (self.uncovered or self.seed == "uncovered") else None)
 
     def _first_counts(self, roles):
@@ -253,20 +236,14 @@ class GreedyHeadSearch:
         return [int(p) for p in pos], [None if q is None else int(q) for q in neg]
 
     def sample(self, tail, n, random_state=None):
-        """Up to ``n`` heads for ``tail``: one search per seed pair (draws with no head are dropped)."""
-        covered = self._covered
-        pos, neg = self.draw_pairs(tail, n, random_state, covered)
-        role, positives = self.roles(tail, covered)
-        if self.seed == "deterministic":
-            head = self._search(self._candidates(positives, None, None), role, positives.size)
-            return [head] * n if head is not None else []
-        heads = []
-        for p, q in zip(pos, neg):
-            head = self._search(self._candidates(positives, p, q), role, positives.size)
-            if head is not None:
-                heads.append(head)
-        return heads
+        """Up to ``n`` heads for ``tail``: one search per seed pair (draws with no head are dropped).
 
+        Raises the sampling error of the seed pairs, if any (see :meth:`sample_many`).
+        """
+        (heads,), (error,) = self.sample_many([tail], n, random_state)
+        if error is not None:
+            raise error
+        return heads
 
     def sample_many(self, tails, n, random_state=None, n_threads=1):
         """Up to ``n`` heads for each tail of ``tails``, all searches in one compiled call.

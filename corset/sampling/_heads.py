@@ -37,13 +37,12 @@ Outcomes the paper leaves open, as decided here:
 
 The proposal of each tail (its cumulative weights) is built once and cached.
 """
-from collections import OrderedDict
 
 import numpy as np
 
 from .._ext import _heads, _weighted
 from .._validation import check_positive_int, check_seed, draw_seeds
-from ._common import as_tuples, check_data, check_n, check_tail
+from ._common import as_tuples, cached_per_tail, check_data, check_n, check_tail, new_tail_cache
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
 from ._weights import head_counts, log_factorials, log_head_counts, log_of, scale_log_weights
 
@@ -141,7 +140,7 @@ class HeadSampler:
         self.max_proposals = check_positive_int(max_proposals, "max_proposals", minimum=1)
         self.cache_size = check_positive_int(cache_size, "cache_size", minimum=1)
         self._mutation = _mutation
-        self._cache = OrderedDict()
+        self._cache = new_tail_cache()
         self.last_stats_ = None
         n_max = data.n_features
         self._log_w = log_head_counts(n_max, self.min_head_length, self.max_head_length)
@@ -159,17 +158,7 @@ class HeadSampler:
         ``corset/_ext/_heads.pxd``).  Raises the errors listed in the module
         docstring.
         """
-        tail = check_tail(tail, self.data)
-        key = tuple(tail.tolist())
-        sampler = self._cache.get(key)
-        if sampler is not None:
-            self._cache.move_to_end(key)
-            return sampler
-        sampler = self._build(tail, key)
-        self._cache[key] = sampler
-        if len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
-        return sampler
+        return cached_per_tail(self._cache, self.cache_size, self.data, tail, self._build)
 
     def _build(self, tail, key):
         data = self.data

@@ -41,7 +41,6 @@ taken ready-made as ``family``.  A graph too dense for the caps raises
 The hot loops (record weights, the draw inside a record, CFTP and the head
 draw) are the kernels of ``corset._ext._surs``.
 """
-from collections import OrderedDict
 
 import numpy as np
 
@@ -50,7 +49,7 @@ from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
 from .._validation import check_positive_int, check_seed, draw_seeds
 from ..binarydata import _Index
 from ..labelspace import DEFAULT_MAX_SETS, SetFamily, contained_sets, interpretable_space
-from ._common import check_data, check_n, check_rules, check_tail
+from ._common import cached_per_tail, check_data, check_n, check_rules, check_tail, new_tail_cache
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
 from ._heads import DEFAULT_MAX_PROPOSALS, _csr_positions, check_head_lengths
 
@@ -379,22 +378,12 @@ class ReducedSpaceHeadSampler:
         self._count = np.diff(indptr).astype(np.int64)
         self._set_indptr = np.ascontiguousarray(self.family_.indptr, dtype=PTR_DTYPE)
         self._set_ids = _nonempty(self.family_.ids, INDEX_DTYPE)
-        self._cache = OrderedDict()
+        self._cache = new_tail_cache()
         self.last_stats_ = None
 
     # -- the proposal of one tail ---------------------------------------------
     def _proposal(self, tail):
-        tail = check_tail(tail, self.data)
-        key = tuple(tail.tolist())
-        built = self._cache.get(key)
-        if built is not None:
-            self._cache.move_to_end(key)
-            return built
-        built = self._build(tail, key)
-        self._cache[key] = built
-        if len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
-        return built
+        return cached_per_tail(self._cache, self.cache_size, self.data, tail, self._build)
 
     def _build(self, tail, key):
         data = self.data
