@@ -30,6 +30,10 @@ COMPILER_DIRECTIVES = {
 }
 
 
+# Modules that use C++ containers (libcpp): compiled as C++.
+CPP_MODULES = {"_gh_memo"}
+
+
 def _extensions():
     only = {m.strip() for m in os.environ.get("CORSET_BUILD_ONLY", "").split(",") if m.strip()}
     extensions = []
@@ -46,6 +50,7 @@ def _extensions():
                 # OpenMP: prange loops over independent jobs (pools of candidates).
                 extra_compile_args=(["-O3"] if not DEBUG else ["-O0", "-g"]) + ["-fopenmp"],
                 extra_link_args=["-fopenmp"],
+                language="c++" if name in CPP_MODULES else "c",
             )
         )
     return extensions

@@ -1,6 +1,9 @@
 """CORSET-GH: heads found by greedy search from a sampled seed pair (Algorithm 5).
 
-The search itself runs in :mod:`corset._ext._gh`.  This module chooses the
+The search itself runs in :mod:`corset._ext._gh`, or — for the unnormalised
+gain, the default — through the per-tail search tree of
+:mod:`corset._ext._gh_memo`, which gives the same heads and is kept across
+calls (``memo=True``).  This module chooses the
 seed pair (D+, D−) that defines the candidate features, the role of every
 record with respect to the tail (positive, negative, or not counted), and
 turns the search's output into a sorted head.
@@ -44,7 +47,7 @@ that draw is dropped, so ``sample`` may return fewer than ``n`` heads.
 """
 import numpy as np
 
-from .._ext import _gh
+from .._ext import _gh, _gh_memo
 from .._validation import check_ids, check_seed
 from ..selection import coverage_flags
 from ._errors import SamplingError
@@ -72,6 +75,13 @@ class GreedyHeadSearch:
         Proposal of the CFTP pair sampler (``seed="paper"`` only).
     max_proposals : int, optional
         Cap of the CFTP pair sampler (``seed="paper"`` only).
+    memo : bool, default=True
+        Run the searches of :meth:`sample_many` through
+        :class:`corset._ext._gh_memo.GreedyHeadMemo`, a search tree per tail
+        kept across calls (identical heads; not used with ``normalise``).
+    memo_max_entries : int, default=4_000_000
+        The tree is dropped and rebuilt on demand once it holds more entries
+        than this (about 32 bytes each).
 
     Examples
     --------
@@ -87,7 +97,7 @@ class GreedyHeadSearch:
 
     def __init__(self, data, *, gamma=0.5, epsilon=0.1, candidates="difference", seed="paper",
                  normalise=False, uncovered=False, min_head_length=1, max_head_length=None,
-                 proposal="paper", max_proposals=None):
+                 proposal="paper", max_proposals=None, memo=True, memo_max_entries=4_000_000):
         from ._heads import HeadSampler, check_head_lengths
 
         if not (np.isfinite(gamma) and gamma >= 0):
@@ -116,6 +126,10 @@ class GreedyHeadSearch:
         self._occurrence_rows = None
         self._role_cache = {}
         self._record_of_entry = None
+        self.memo_max_entries = int(memo_max_entries)
+        self._memo = (_gh_memo.GreedyHeadMemo(data.n_features, data.n_records, self.gamma)
+                      if memo and not self.normalise else None)
+        self._roots = {}
 
     def update_rules(self, rules):
         """The rules selected so far (for ``uncovered`` and ``seed="uncovered"``)."""
@@ -124,17 +138,26 @@ class GreedyHeadSearch:
             self._rules = rules
             if self.uncovered:
                 self._role_cache.clear()  # roles depend on what is covered
+                self._forget_memo()
             self._covered = (coverage_flags(self.data, rules).astype(bool)
                              if rules and (self.uncovered or self.seed == "uncovered") else None)
 
-    def _first_counts(self, roles):
-        """Per tail slot and feature h: positives and negatives of D[{h}] (the search's first step)."""
+    def _forget_memo(self):
+        if self._memo is not None:
+            self._memo.clear()
+        self._roots = {}
+
+    def _first_counts(self, roles, slots=None):
+        """Per tail slot and feature h: positives and negatives of D[{h}] (the search's first step).
+
+        Only the rows of ``slots`` (default: all) are computed; the others are 0.
+        """
         data = self.data
         X = data.X
         if self._record_of_entry is None:
             self._record_of_entry = np.repeat(np.arange(data.n_records, dtype=np.int64), np.diff(X.indptr))
-        out = np.empty((2, roles.shape[0], data.n_features), dtype=np.int32)
-        for t in range(roles.shape[0]):
+        out = np.zeros((2, roles.shape[0], data.n_features), dtype=np.int32)
+        for t in (range(roles.shape[0]) if slots is None else slots):
             entry_role = roles[t][self._record_of_entry]
             out[0, t] = np.bincount(X.indices[entry_role == 1], minlength=data.n_features)
             out[1, t] = np.bincount(X.indices[entry_role == 2], minlength=data.n_features)
@@ -299,14 +322,25 @@ class GreedyHeadSearch:
         cand_ids = (np.concatenate(cand_parts).astype(np.int32) if cand_parts
                     else np.empty(0, dtype=np.int32))
         f_idx, r_idx = data.feature_records, data.record_features
-        first_counts = self._first_counts(roles)
-        indptr, ids = _gh.greedy_heads(
-            f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles, n_positive,
-            first_counts,
-            np.asarray(job_tail, dtype=np.int32), np.asarray(job_pos, dtype=np.int32),
-            np.asarray(job_neg, dtype=np.int32), self.gamma, self.epsilon, self.normalise,
-            self.candidates == "difference", self.min_head_length,
-            -1 if self.max_head_length is None else self.max_head_length, int(n_threads))
+        jobs = (np.asarray(job_tail, dtype=np.int32), np.asarray(job_pos, dtype=np.int32),
+                np.asarray(job_neg, dtype=np.int32))
+        max_length = -1 if self.max_head_length is None else self.max_head_length
+        if self._memo is not None:
+            roots = np.asarray([self._roots.get(t, -1) for t in distinct], dtype=np.int32)
+            first_counts = self._first_counts(roles, np.flatnonzero(roots < 0))
+            indptr, ids = _gh_memo.greedy_heads_memo(
+                self._memo, f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles,
+                n_positive, first_counts, roots, *jobs, self.epsilon, self.candidates == "difference",
+                self.min_head_length, max_length, int(n_threads))
+            self._roots.update(zip(distinct, roots.tolist()))
+            if self._memo.n_entries > self.memo_max_entries:
+                self._forget_memo()
+        else:
+            first_counts = self._first_counts(roles)
+            indptr, ids = _gh.greedy_heads(
+                f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles, n_positive,
+                first_counts, *jobs, self.gamma, self.epsilon, self.normalise,
+                self.candidates == "difference", self.min_head_length, max_length, int(n_threads))
         # Hand each occurrence of a tail its own n consecutive searches.
         ids_list = ids.tolist()
         indptr = indptr.tolist()

@@ -1,0 +1,633 @@
+"""CORSET-GH's greedy head searches, memoised per tail (exact; compiled as C++).
+
+Algorithm 5 adds, at each step, the candidate feature h maximising the gain
+phi(H ∪ {h}) - phi(H), with phi(H) = |D[H] ∩ D_T^+| - gamma·|D[H] ∩ D_T^-|.
+For a fixed tail T the gain of h depends only on the head H built so far,
+not on the seed pair: the seed pair only decides which features are
+candidates (F_{D+} \\ F_{D-}).  So every search of a tail walks the same tree
+of heads.  :class:`GreedyHeadMemo` keeps that tree across searches and
+across the greedy steps of Algorithm 1: a node is a head H (a path of
+chosen features), and holds every feature h of the records of D[H] (h ∉ H)
+with its gain, sorted by decreasing gain and then increasing feature id.  A
+search then only scans a node's list for the first feature that is a
+candidate: the first candidate in that order is exactly the candidate the
+plain search (:mod:`corset._ext._gh`) picks, ties included.  Features absent
+from every record of D[H] have phi(H ∪ {h}) = 0; they are handled apart.
+
+Nodes are built on first use, by one scan of the features of the records of
+D[H] (roles 1/2 counted as positives/negatives, every record in the
+support size).  A root keeps every feature; a deeper node first keeps only
+its ``top_k`` best entries (memory): when none of them decides a search's
+step, the node is rebuilt complete before that search goes on, so the
+result is the same.  :func:`greedy_heads_memo` runs a batch of searches in rounds:
+each round advances every search as far as the tree allows, then builds the
+missing nodes (in parallel threads), until every search is done.  Results do
+not depend on the number of threads.  Only the unnormalised gain is memoised
+(the normalised variant divides by |D[{h}]|, so absent features would no
+longer tie).
+"""
+import numpy as np
+
+from cython.operator cimport dereference as deref
+from cython.parallel cimport prange, threadid
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libcpp.unordered_map cimport unordered_map
+from libcpp.vector cimport vector
+
+from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
+from corset._ext._intersect cimport support_into_ptr
+
+cdef extern from *:
+    """
+    #include <algorithm>
+    #include <stdint.h>
+    struct corset_gh_entry {
+        double gain;        /* phi(H + h) - phi(H) */
+        double value;       /* phi(H + h) */
+        int32_t feature;    /* h */
+        int32_t n_pos;      /* |D[H + h] & D_T^+| */
+        int32_t n_support;  /* |D[H + h]|, every record whatever its role */
+    };
+    /* Decreasing gain, then increasing feature id: the plain search's tie rule. */
+    static inline bool corset_gh_before(const corset_gh_entry& a, const corset_gh_entry& b) {
+        if (a.gain != b.gain) return a.gain > b.gain;
+        return a.feature < b.feature;
+    }
+    static inline void corset_gh_top(corset_gh_entry* first, Py_ssize_t k, Py_ssize_t n) {
+        std::partial_sort(first, first + k, first + n, corset_gh_before);
+    }
+    """
+    ctypedef struct Entry "corset_gh_entry":
+        double gain
+        double value
+        int32_t feature
+        int32_t n_pos
+        int32_t n_support
+    bint entry_before "corset_gh_before"(const Entry& a, const Entry& b) noexcept nogil
+    void top_entries "corset_gh_top"(Entry* first, Py_ssize_t k, Py_ssize_t n) noexcept nogil
+
+
+cdef inline uint64_t _child_key(index_t node, index_t feature) noexcept nogil:
+    return ((<uint64_t> <uint32_t> node) << 32) | <uint64_t> <uint32_t> feature
+
+
+cdef class GreedyHeadMemo:
+    """The search trees of CORSET-GH for one data set and one gamma (one root per tail).
+
+    Parameters
+    ----------
+    n_features, n_records : int
+        Sizes of the data set the searches run on.
+    gamma : float
+        The weight of negative support (every node's gains use it).
+    top_k : int, default=64
+        Entries kept per non-root node.
+
+    Notes
+    -----
+    Python code maps each tail to its root node (:func:`greedy_heads_memo`
+    builds roots on demand and returns their ids); whoever changes the roles
+    of a tail's records must drop its root (or :meth:`clear` the memo).
+    """
+    cdef vector[Entry] entries
+    cdef vector[ptr_t] node_start
+    cdef vector[index_t] node_length
+    cdef vector[uint8_t] node_complete
+    cdef vector[double] node_phi
+    cdef vector[index_t] node_parent
+    cdef vector[index_t] node_feature
+    cdef vector[index_t] node_depth
+    cdef unordered_map[uint64_t, index_t] children
+    cdef readonly Py_ssize_t n_features
+    cdef readonly Py_ssize_t n_records
+    cdef readonly double gamma
+    cdef readonly Py_ssize_t top_k
+    cdef readonly Py_ssize_t n_upgrades
+    """Nodes rebuilt complete because their top_k entries did not decide a step."""
+
+    def __cinit__(self, Py_ssize_t n_features, Py_ssize_t n_records, double gamma, Py_ssize_t top_k=32):
+        self.n_features = n_features
+        self.n_records = n_records
+        self.gamma = gamma
+        self.top_k = max(top_k, 1)
+        self.n_upgrades = 0
+
+    def clear(self):
+        """Forget every node (the caller must forget its root ids too)."""
+        self.entries.clear()
+        self.entries.shrink_to_fit()
+        self.node_start.clear()
+        self.node_length.clear()
+        self.node_complete.clear()
+        self.node_phi.clear()
+        self.node_parent.clear()
+        self.node_feature.clear()
+        self.node_depth.clear()
+        self.children.clear()
+
+    @property
+    def n_nodes(self):
+        return self.node_start.size()
+
+    @property
+    def n_entries(self):
+        """Stored (node, feature) entries; 32 bytes each."""
+        return self.entries.size()
+
+    cdef index_t _add_node(self, index_t parent, index_t feature, index_t depth, double phi,
+                           const Entry* items, Py_ssize_t n_items, Py_ssize_t n_keep):
+        cdef index_t node = <index_t> self.node_start.size()
+        self.node_start.push_back(<ptr_t> self.entries.size())
+        self.node_length.push_back(<index_t> n_keep)
+        self.node_complete.push_back(n_keep == n_items)
+        self.node_phi.push_back(phi)
+        self.node_parent.push_back(parent)
+        self.node_feature.push_back(feature)
+        self.node_depth.push_back(depth)
+        self.entries.insert(self.entries.end(), items, items + n_keep)
+        if parent >= 0:
+            self.children[_child_key(parent, feature)] = node
+        return node
+
+    cdef void _complete_node(self, index_t node, const Entry* items, Py_ssize_t n_items):
+        # The old, truncated entries stay behind in ``entries`` (at most top_k).
+        self.node_start[node] = <ptr_t> self.entries.size()
+        self.node_length[node] = <index_t> n_items
+        self.node_complete[node] = True
+        self.entries.insert(self.entries.end(), items, items + n_items)
+        self.n_upgrades += 1
+
+
+cdef struct Workspace:
+    # Per thread.  Counters are zero on entry and on exit of every function.
+    index_t* support     # n_records
+    index_t* order       # longest path
+    index_t* n_pos       # n_features counters
+    index_t* n_neg
+    index_t* n_all
+    index_t* touched     # n_features ids
+    int64_t* pos_stamp   # n_features: == key + 1 on the features of the candidate source ``pos_key``
+    int64_t* neg_stamp   # n_features: == key + 1 on the features of the negative record ``neg_key``
+    int64_t pos_key      # what pos_stamp holds now (-1: nothing)
+    int64_t neg_key
+    int64_t* present_stamp
+    int64_t present_token
+
+
+cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
+                       const ptr_t* r_indptr, const index_t* r_ids, const uint8_t* role,
+                       const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
+                       Workspace* w) noexcept nogil:
+    """Count, for every feature h ∉ path of the records of D[path], the positives, negatives
+    and records of D[path ∪ {h}]; returns how many features were touched (``w.touched``)."""
+    cdef Py_ssize_t n_support, i, k, n_touched = 0
+    cdef ptr_t p
+    cdef index_t r, f
+    cdef uint8_t rr
+    cdef bint in_path
+    n_support = support_into_ptr(f_indptr, f_ids, path, n_path, n_records, w.support, w.order)
+    for i in range(n_support):
+        r = w.support[i]
+        rr = role[r]
+        for p in range(r_indptr[r], r_indptr[r + 1]):
+            f = r_ids[p]
+            if w.n_all[f] == 0:
+                in_path = False
+                for k in range(n_path):
+                    if path[k] == f:
+                        in_path = True
+                        break
+                if in_path:
+                    continue
+                w.touched[n_touched] = f
+                n_touched += 1
+            w.n_all[f] += 1
+            if rr == 1:
+                w.n_pos[f] += 1
+            elif rr == 2:
+                w.n_neg[f] += 1
+    return n_touched
+
+
+cdef inline void _entry_of(Entry* e, index_t f, Workspace* w, double gamma, double phi) noexcept nogil:
+    # The same arithmetic as the plain search, so that ties break alike.
+    e.value = <double> w.n_pos[f] - gamma * <double> w.n_neg[f]
+    e.gain = e.value - phi
+    e.feature = f
+    e.n_pos = w.n_pos[f]
+    e.n_support = w.n_all[f]
+
+
+cdef inline void _reset(Workspace* w, Py_ssize_t n_touched) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef index_t f
+    for i in range(n_touched):
+        f = w.touched[i]
+        w.n_pos[f] = 0
+        w.n_neg[f] = 0
+        w.n_all[f] = 0
+
+
+cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
+                               const ptr_t* r_indptr, const index_t* r_ids,
+                               const uint8_t* role, double gamma, double phi,
+                               const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
+                               Py_ssize_t top_k, Workspace* w, Entry** out, Py_ssize_t* n_keep) noexcept nogil:
+    """The entries of the node of head ``path`` (phi(path) = ``phi``), best ``top_k`` first and
+    sorted; returns their number (-1 on allocation failure)."""
+    cdef Py_ssize_t n_touched, i
+    cdef Entry* items
+    n_touched = _count(f_indptr, f_ids, r_indptr, r_ids, role, path, n_path, n_records, w)
+    items = <Entry*> malloc((n_touched if n_touched > 0 else 1) * sizeof(Entry))
+    if items == NULL:
+        _reset(w, n_touched)
+        return -1
+    for i in range(n_touched):
+        _entry_of(&items[i], w.touched[i], w, gamma, phi)
+    _reset(w, n_touched)
+    n_keep[0] = min(top_k, n_touched)
+    top_entries(items, n_keep[0], n_touched)
+    out[0] = items
+    return n_touched
+
+
+cdef struct Search:
+    index_t node         # current node (head H)
+    index_t pending      # feature whose child node is missing (-1: none)
+    int status           # 0 running, 1 waiting for a node, 2 done
+    Py_ssize_t n_visited
+    Py_ssize_t limit     # min(max_length, number of candidates); -1 before the first visit
+    double best_allowed
+    int64_t pos_key      # candidate source: D+'s record id, or n_records + tail slot (deterministic)
+    int64_t neg_key      # D-'s record id, or -1 (no D-, or candidates="positive")
+
+
+cdef struct Choice:
+    index_t feature      # -1: no candidate left
+    double value
+    Py_ssize_t n_pos
+    Py_ssize_t n_support
+
+
+cdef inline bint _is_candidate(index_t h, const Search* s, const Workspace* w) noexcept nogil:
+    return w.pos_stamp[h] == s.pos_key + 1 and (s.neg_key < 0 or w.neg_stamp[h] != s.neg_key + 1)
+
+
+cdef Choice _choose_from_node(const Entry* entries, Py_ssize_t n_e, bint complete, bint root, double phi,
+                              Search* s, const index_t* visited, const index_t* cand, Py_ssize_t n_cand,
+                              Workspace* w, bint* need_counting) noexcept nogil:
+    """The best candidate from a node's entries (``need_counting``: the node must be completed first)."""
+    cdef Choice c
+    cdef Py_ssize_t i, k, found = -1
+    cdef index_t h, absent = -1
+    cdef bint used
+    need_counting[0] = False
+    c.feature = -1
+    for i in range(n_e):
+        if _is_candidate(entries[i].feature, s, w):
+            found = i
+            break
+    if found >= 0 and entries[found].gain > -phi:
+        pass
+    elif not complete:
+        need_counting[0] = True
+        return c
+    elif not root:
+        # Candidates absent from every record of D[H] gain 0 - phi; the smallest such id.
+        w.present_token += 1
+        for i in range(n_e):
+            w.present_stamp[entries[i].feature] = w.present_token
+        for i in range(n_cand):
+            h = cand[i]
+            if not _is_candidate(h, s, w) or w.present_stamp[h] == w.present_token:
+                continue
+            used = False
+            for k in range(s.n_visited):
+                if visited[k] == h:
+                    used = True
+                    break
+            if not used:
+                absent = h
+                break
+    if found >= 0 and (absent < 0 or entries[found].gain > -phi
+                       or (entries[found].gain == -phi and entries[found].feature < absent)):
+        c.feature = entries[found].feature
+        c.value = entries[found].value
+        c.n_pos = entries[found].n_pos
+        c.n_support = entries[found].n_support
+    elif absent >= 0:
+        c.feature = absent
+        c.value = 0.0 - 0.0   # pos - gamma * neg with no record
+        c.n_pos = 0
+        c.n_support = 0
+    return c
+
+
+cdef int _advance(Search* s, GreedyHeadMemo memo, const index_t* cand, Py_ssize_t n_cand,
+                  index_t* visited, double* scores,
+                  Py_ssize_t min_length, double epsilon, Py_ssize_t n_positive,
+                  Workspace* w) noexcept nogil:
+    """Run one search as far as the built nodes allow.
+
+    Status 1 on return: it needs the child (node, pending) built, or with
+    ``pending == -2`` the node itself completed.
+    """
+    cdef Choice c
+    cdef index_t node
+    cdef bint need_counting
+    cdef double phi
+    cdef unordered_map[uint64_t, index_t].iterator it
+    while True:
+        if s.n_visited >= s.limit:
+            s.status = 2
+            return 0
+        node = s.node
+        phi = memo.node_phi[node]
+        c = _choose_from_node(memo.entries.data() + memo.node_start[node], memo.node_length[node],
+                              memo.node_complete[node], memo.node_depth[node] == 0, phi,
+                              s, visited, cand, n_cand, w, &need_counting)
+        if need_counting:
+            s.pending = -2
+            s.status = 1
+            return 0
+        if c.feature < 0:
+            s.status = 2         # no candidate left
+            return 0
+        visited[s.n_visited] = c.feature
+        scores[s.n_visited] = c.value
+        s.n_visited += 1
+        if s.n_visited >= min_length:
+            if s.n_visited == min_length or c.value > s.best_allowed:
+                s.best_allowed = c.value
+            if c.n_support < epsilon * <double> n_positive:
+                s.status = 2
+                return 0
+            # The plain search's exact pruning (no longer prefix can beat it).
+            if s.best_allowed >= <double> c.n_pos:
+                s.status = 2
+                return 0
+        if s.n_visited >= s.limit:
+            s.status = 2
+            return 0
+        it = memo.children.find(_child_key(node, c.feature))
+        if it == memo.children.end():
+            s.pending = c.feature
+            s.status = 1
+            return 0
+        s.node = deref(it).second
+
+
+def greedy_heads_memo(GreedyHeadMemo memo,
+                      const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
+                      const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
+                      const ptr_t[::1] cand_indptr, const index_t[::1] cand_ids,
+                      const uint8_t[:, ::1] roles, const ptr_t[::1] n_positive,
+                      const index_t[:, :, ::1] first_counts, index_t[::1] roots,
+                      const index_t[::1] job_tail, const index_t[::1] job_pos, const index_t[::1] job_neg,
+                      double epsilon, bint difference, Py_ssize_t min_length, Py_ssize_t max_length,
+                      int n_threads):
+    """Algorithm 5 for a batch of jobs through the memo; the heads as CSR ``(indptr, ids)``.
+
+    The same jobs and outputs as :func:`corset._ext._gh.greedy_heads` with
+    ``normalise=False`` (gamma is the memo's).  ``roots[t]`` is the root node
+    of tail slot t, or -1: then the root is built here from
+    ``first_counts[:, t]`` and its id written back into ``roots``.
+    """
+    cdef Py_ssize_t n_jobs = job_tail.shape[0], n_slots = roles.shape[0]
+    cdef Py_ssize_t n_features = memo.n_features, n_records = memo.n_records
+    cdef Py_ssize_t j, t, i, k, n_items, n_need, n_path
+    cdef int n_thr = max(n_threads, 1), failed = 0, tid
+    cdef double gamma = memo.gamma
+    cdef index_t f, node
+    cdef ptr_t a, b
+    cdef Entry* items
+    cdef ptr_t[::1] out_indptr
+    cdef index_t[::1] out_ids
+    cdef const index_t* f_ids_p = &f_ids[0] if f_ids.shape[0] > 0 else NULL
+    cdef const index_t* r_ids_p = &r_ids[0] if r_ids.shape[0] > 0 else NULL
+    if n_jobs == 0:
+        return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int32)
+    if max_length < 0:
+        max_length = n_features
+
+    # Roots: phi(∅) = 0; every feature that occurs, from the tail's first counts, all kept.
+    for t in range(n_slots):
+        if roots[t] >= 0:
+            continue
+        items = <Entry*> malloc((n_features if n_features > 0 else 1) * sizeof(Entry))
+        if items == NULL:
+            raise MemoryError("greedy_heads_memo: could not allocate a root node")
+        n_items = 0
+        with nogil:
+            for f in range(n_features):
+                if f_indptr[f + 1] > f_indptr[f]:
+                    items[n_items].value = <double> first_counts[0, t, f] - gamma * <double> first_counts[1, t, f]
+                    items[n_items].gain = items[n_items].value - 0.0
+                    items[n_items].feature = f
+                    items[n_items].n_pos = first_counts[0, t, f]
+                    items[n_items].n_support = <int32_t> (f_indptr[f + 1] - f_indptr[f])
+                    n_items += 1
+            top_entries(items, n_items, n_items)
+        roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items)
+        free(items)
+
+    # Candidates of each job: F_{D+} (minus F_{D-} through the stamps), or the tail's list.
+    cand_off = np.zeros(n_jobs + 1, dtype=np.int64)
+    cdef ptr_t[::1] coff = cand_off
+    for j in range(n_jobs):
+        if job_pos[j] >= 0:
+            coff[j + 1] = coff[j] + (r_indptr[job_pos[j] + 1] - r_indptr[job_pos[j]])
+        else:
+            coff[j + 1] = coff[j] + (cand_indptr[job_tail[j] + 1] - cand_indptr[job_tail[j]])
+    cand_buf = np.empty(max(coff[n_jobs], 1), dtype=np.int32)
+    visited_buf = np.empty(max(coff[n_jobs], 1), dtype=np.int32)
+    scores_buf = np.empty(max(coff[n_jobs], 1), dtype=np.float64)
+    cdef index_t[::1] cand_v = cand_buf
+    cdef index_t[::1] visited_v = visited_buf
+    cdef double[::1] scores_v = scores_buf
+    for j in range(n_jobs):
+        if job_pos[j] >= 0:
+            a, b = r_indptr[job_pos[j]], r_indptr[job_pos[j] + 1]
+            for k in range(b - a):
+                cand_v[coff[j] + k] = r_ids[a + k]
+        else:
+            a, b = cand_indptr[job_tail[j]], cand_indptr[job_tail[j] + 1]
+            for k in range(b - a):
+                cand_v[coff[j] + k] = cand_ids[a + k]
+
+    # Per-thread workspaces (stamps need no reset: a key's stamps are rewritten when it changes).
+    cdef Py_ssize_t nf = max(n_features, 1)
+    stamps = np.zeros((n_thr, 3, nf), dtype=np.int64)
+    counters = np.zeros((n_thr, 4, nf), dtype=np.int32)
+    support_ws = np.empty((n_thr, max(n_records, 1)), dtype=np.int32)
+    path_ws = np.empty((n_thr, 2, max_length + 1), dtype=np.int32)
+    cdef int64_t[:, :, ::1] stamp_v = stamps
+    cdef index_t[:, :, ::1] cnt = counters
+    cdef index_t[:, ::1] sup = support_ws
+    cdef index_t[:, :, ::1] pth = path_ws
+    cdef vector[Workspace] ws
+    ws.resize(n_thr)
+    for i in range(n_thr):
+        ws[i].support = &sup[i, 0]
+        ws[i].order = &pth[i, 1, 0]
+        ws[i].n_pos = &cnt[i, 0, 0]
+        ws[i].n_neg = &cnt[i, 1, 0]
+        ws[i].n_all = &cnt[i, 2, 0]
+        ws[i].touched = &cnt[i, 3, 0]
+        ws[i].pos_stamp = &stamp_v[i, 0, 0]
+        ws[i].neg_stamp = &stamp_v[i, 1, 0]
+        ws[i].present_stamp = &stamp_v[i, 2, 0]
+        ws[i].pos_key = -1
+        ws[i].neg_key = -1
+        ws[i].present_token = 0
+
+    cdef vector[Search] searches
+    searches.resize(n_jobs)
+    for j in range(n_jobs):
+        searches[j].node = roots[job_tail[j]]
+        searches[j].pending = -1
+        searches[j].status = 0
+        searches[j].n_visited = 0
+        searches[j].limit = -1
+        searches[j].best_allowed = 0.0
+        searches[j].pos_key = job_pos[j] if job_pos[j] >= 0 else n_records + job_tail[j]
+        searches[j].neg_key = job_neg[j] if (difference and job_pos[j] >= 0 and job_neg[j] >= 0) else -1
+
+    # Requests of a round: distinct (node, feature) children to build, or nodes to complete.
+    cdef vector[index_t] need_node, need_feature, need_slot
+    cdef vector[double] need_phi
+    cdef vector[Entry*] need_items
+    cdef vector[Py_ssize_t] need_count, need_keep
+    cdef unordered_map[uint64_t, Py_ssize_t] need_index
+    cdef uint64_t key
+    cdef index_t neg
+
+    try:
+        while True:
+            # 1. Advance every running search through the nodes built so far.
+            with nogil:
+                for j in prange(n_jobs, schedule="dynamic", num_threads=n_thr):
+                    if searches[j].status != 0:
+                        continue
+                    tid = threadid()
+                    # Candidates F' = F_{D+} minus F_{D-}: stamp the thread's arrays
+                    # with this search's records unless they already hold them.
+                    if ws[tid].pos_key != searches[j].pos_key:
+                        for k in range(coff[j + 1] - coff[j]):
+                            ws[tid].pos_stamp[cand_v[coff[j] + k]] = searches[j].pos_key + 1
+                        ws[tid].pos_key = searches[j].pos_key
+                    neg = job_neg[j]
+                    if searches[j].neg_key >= 0 and ws[tid].neg_key != searches[j].neg_key:
+                        for a in range(r_indptr[neg], r_indptr[neg + 1]):
+                            ws[tid].neg_stamp[r_ids[a]] = searches[j].neg_key + 1
+                        ws[tid].neg_key = searches[j].neg_key
+                    if searches[j].limit < 0:
+                        # First visit: the step limit, min(max_length, |F'|).
+                        i = coff[j + 1] - coff[j]
+                        if searches[j].neg_key >= 0:
+                            for a in range(r_indptr[neg], r_indptr[neg + 1]):
+                                i = i - (ws[tid].pos_stamp[r_ids[a]] == searches[j].pos_key + 1)
+                        searches[j].limit = min(max_length, i)
+                    _advance(&searches[j], memo, &cand_v[0] + coff[j], coff[j + 1] - coff[j],
+                             &visited_v[0] + coff[j], &scores_v[0] + coff[j],
+                             min_length, epsilon, n_positive[job_tail[j]], &ws[tid])
+
+            # 2. Distinct requests: key (node, feature) for a child, (node, 2^32 - 1) to complete it.
+            need_node.clear()
+            need_feature.clear()
+            need_slot.clear()
+            need_phi.clear()
+            need_index.clear()
+            for j in range(n_jobs):
+                if searches[j].status != 1:
+                    continue
+                key = _child_key(searches[j].node, searches[j].pending)
+                if need_index.count(key) == 0:
+                    need_index[key] = need_node.size()
+                    need_node.push_back(searches[j].node)
+                    need_feature.push_back(searches[j].pending)
+                    need_slot.push_back(job_tail[j])
+                    if searches[j].pending >= 0:
+                        # phi of the child's head: the value the search just recorded.
+                        need_phi.push_back(scores_v[coff[j] + searches[j].n_visited - 1])
+                    else:
+                        need_phi.push_back(memo.node_phi[searches[j].node])
+            n_need = need_node.size()
+            if n_need == 0:
+                break
+            need_items.assign(n_need, NULL)
+            need_count.assign(n_need, 0)
+            need_keep.assign(n_need, 0)
+
+            # 3. Build them (paths recovered through the parents), in parallel.
+            with nogil:
+                for i in prange(n_need, schedule="dynamic", num_threads=n_thr):
+                    tid = threadid()
+                    node = need_node[i]
+                    n_path = memo.node_depth[node]
+                    if need_feature[i] >= 0:
+                        n_path = n_path + 1
+                        pth[tid, 0, n_path - 1] = need_feature[i]
+                        k = n_path - 2
+                    else:
+                        k = n_path - 1
+                    while k >= 0:
+                        pth[tid, 0, k] = memo.node_feature[node]
+                        node = memo.node_parent[node]
+                        k = k - 1
+                    need_count[i] = _build_entries(&f_indptr[0], f_ids_p, &r_indptr[0], r_ids_p,
+                                                   &roles[need_slot[i], 0], gamma, need_phi[i],
+                                                   &pth[tid, 0, 0], n_path, n_records,
+                                                   memo.top_k if need_feature[i] >= 0 else n_features,
+                                                   &ws[tid], &need_items[i], &need_keep[i])
+
+            # 4. Add them to the trees (serial), and let the waiting searches go on.
+            for i in range(n_need):
+                if need_count[i] < 0:
+                    failed = 1
+                    continue
+                node = need_node[i]
+                if need_feature[i] >= 0:
+                    memo._add_node(node, need_feature[i], memo.node_depth[node] + 1, need_phi[i],
+                                   need_items[i], need_count[i], need_keep[i])
+                else:
+                    memo._complete_node(node, need_items[i], need_count[i])
+                free(need_items[i])
+                need_items[i] = NULL
+            if failed:
+                raise MemoryError("greedy_heads_memo: could not allocate a node")
+            for j in range(n_jobs):
+                if searches[j].status == 1:
+                    if searches[j].pending >= 0:
+                        searches[j].node = memo.children[_child_key(searches[j].node, searches[j].pending)]
+                    searches[j].pending = -1
+                    searches[j].status = 0
+
+        # Best prefix of allowed length (the first maximum), heads sorted.
+        indptr = np.zeros(n_jobs + 1, dtype=np.int64)
+        out_indptr = indptr
+        for j in range(n_jobs):
+            k = 0
+            for i in range(min_length - 1 if min_length > 0 else 0, searches[j].n_visited):
+                if k == 0 or scores_v[coff[j] + i] > scores_v[coff[j] + k - 1]:
+                    k = i + 1
+            out_indptr[j + 1] = out_indptr[j] + k
+        ids = np.empty(out_indptr[n_jobs], dtype=np.int32)
+        out_ids = ids
+        with nogil:
+            for j in range(n_jobs):
+                a = out_indptr[j]
+                for i in range(out_indptr[j + 1] - a):
+                    # Insertion sort while copying: heads are short.
+                    f = visited_v[coff[j] + i]
+                    k = a + i
+                    while k > a and out_ids[k - 1] > f:
+                        out_ids[k] = out_ids[k - 1]
+                        k -= 1
+                    out_ids[k] = f
+        return indptr, ids
+    finally:
+        for i in range(need_items.size()):
+            if need_items[i] != NULL:
+                free(need_items[i])

@@ -1,0 +1,91 @@
+"""The memoised CORSET-GH searches give exactly the plain kernel's heads."""
+import itertools
+
+import numpy as np
+import pytest
+
+from corset import BinaryData
+from corset._ext._gh_memo import GreedyHeadMemo
+from corset.sampling._gh import GreedyHeadSearch
+
+
+def _data(seed):
+    rng = np.random.RandomState(seed)
+    n, m, k = rng.randint(5, 50), rng.randint(1, 20), rng.randint(1, 5)
+    X = rng.rand(n, m) < rng.uniform(0.1, 0.7)
+    Y = rng.rand(n, k) < 0.4
+    data = BinaryData(X, Y)
+    tails = {tuple(sorted(rng.choice(k, size=rng.randint(1, k + 1), replace=False).tolist())) for _ in range(4)}
+    return data, sorted(t for t in tails if data.tail_support(np.asarray(t, np.int32)).size)
+
+
+def _pair(data, top_k, **options):
+    memo = GreedyHeadSearch(data, memo=True, **options)
+    memo._memo = GreedyHeadMemo(data.n_features, data.n_records, memo.gamma, top_k=top_k)
+    return memo, GreedyHeadSearch(data, memo=False, **options)
+
+
+OPTIONS = list(itertools.product([0.5, 1.0 / 3, 0.0], [0.1, 0.0], ["difference", "positive"],
+                                 ["uniform", "deterministic", "uncovered"], [(1, None), (2, 3), (1, 2)]))
+
+
+@pytest.mark.parametrize("top_k", [1, 2, 32])
+def test_memo_matches_plain_kernel(global_random_seed, top_k):
+    """Many data sets, every option, tiny top_k (nodes completed on demand), repeated calls."""
+    rng = np.random.RandomState(global_random_seed)
+    for case in range(6):
+        data, tails = _data(global_random_seed * 100 + case)
+        if not tails:
+            continue
+        for i in rng.choice(len(OPTIONS), size=12, replace=False):
+            gamma, epsilon, candidates, seed, (lo, hi) = OPTIONS[i]
+            memo, plain = _pair(data, top_k, gamma=gamma, epsilon=epsilon, candidates=candidates, seed=seed,
+                                min_head_length=lo, max_head_length=hi)
+            for call in range(3):  # the tree is kept and extended across calls
+                batch = tails + tails[:1]
+                got = memo.sample_many(batch, 5, random_state=call, n_threads=1 + call % 2)
+                assert got == plain.sample_many(batch, 5, random_state=call)
+
+
+def test_memo_follows_changing_roles(global_random_seed):
+    """``uncovered=True``: roles change with the selected rules, so the tree is dropped."""
+    data, tails = _data(global_random_seed + 7)
+    if not tails:
+        pytest.skip("no tail with a positive record")
+    memo, plain = _pair(data, 2, seed="uniform", uncovered=True)
+    rules = []
+    for call in range(4):
+        assert memo.sample_many(tails, 6, random_state=call) == plain.sample_many(tails, 6, random_state=call)
+        rules.append(((call % data.n_features,), tails[call % len(tails)]))
+        memo.update_rules(rules)
+        plain.update_rules(rules)
+
+
+def test_memo_cap_drops_the_tree_and_stays_exact():
+    data, tails = _data(11)
+    memo = GreedyHeadSearch(data, seed="uniform", memo_max_entries=1)
+    plain = GreedyHeadSearch(data, seed="uniform", memo=False)
+    for call in range(3):
+        assert memo.sample_many(tails, 4, random_state=call) == plain.sample_many(tails, 4, random_state=call)
+        assert memo._memo.n_entries == 0 and memo._roots == {}
+
+
+def test_memo_is_used_on_real_sized_pools_and_counts_nodes():
+    rng = np.random.RandomState(0)
+    X = rng.rand(300, 60) < 0.2
+    Y = (X[:, :4] | (rng.rand(300, 4) < 0.1)).astype(np.uint8)
+    data = BinaryData(X, Y)
+    memo = GreedyHeadSearch(data, seed="paper", max_head_length=4)
+    plain = GreedyHeadSearch(data, seed="paper", max_head_length=4, memo=False)
+    tails = [(0,), (1,), (2, 3), (0,)]
+    for call in range(3):
+        assert memo.sample_many(tails, 50, random_state=call) == plain.sample_many(tails, 50, random_state=call)
+    assert memo._memo.n_nodes > 3
+    assert set(memo._roots) == {(0,), (1,), (2, 3)}
+
+
+def test_normalised_gain_does_not_use_the_memo():
+    data, _ = _data(3)
+    assert GreedyHeadSearch(data, normalise=True)._memo is None
+    assert GreedyHeadSearch(data, memo=False)._memo is None
+    assert GreedyHeadSearch(data)._memo is not None
