@@ -80,8 +80,10 @@ def test_budget_and_head_lengths_never_exceeded(seed, n_rules, min_len, extra, h
                            head_sampler=head_sampler, tail_space="full", n_tails=5, n_heads_per_tail=3,
                            random_state=seed).fit(d.X, d.Y)
     assert len(clf.rules_) <= n_rules
+    # Only the default rule (last, at most one) has an empty head.
+    assert all(r.head for r in clf.rules_[:-1])
     for r in clf.rules_:
-        assert len(r.head) >= min_len
+        assert r.head == () or len(r.head) >= min_len
         assert max_len is None or len(r.head) <= max_len
 
 
@@ -219,10 +221,18 @@ def test_degenerate_labels_and_single_record():
     clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
     P = clf.predict(X)
     assert not P[:, 1].any()  # label 1 never occurs: never predicted
-    # Label 2 has no negative record: only tails with other labels can carry it.
-    assert all(len(r.tail) > 1 for r in clf.rules_ if 2 in r.tail)
+    # Label 2 has no negative record: only tails with other labels can carry
+    # it, and the default rule (predicting it everywhere is right everywhere).
+    assert all(len(r.tail) > 1 for r in clf.rules_[:-1] if 2 in r.tail)
+    assert clf.rules_[-1].head == () and 2 in clf.rules_[-1].tail
+    assert P[:, 2].all()
+    plain = CorsetClassifier(random_state=0, default_rule=False, **FAST).fit(X, Y)
+    assert all(r.head and (len(r.tail) > 1 or r.tail != (2,)) for r in plain.rules_)
+    # A single record: no rule can be selected; the default rule predicts its labels.
     one = CorsetClassifier(random_state=0, **FAST).fit(X[:1], Y[:1])
-    assert one.rules_ == [] and one.predict(X).shape == (60, 3)
+    assert [(r.head, r.tail) for r in one.rules_] == [((), tuple(np.flatnonzero(Y[0]).tolist()))]
+    assert (one.predict(X) == Y[:1]).all()
+    assert CorsetClassifier(random_state=0, default_rule=False, **FAST).fit(X[:1], Y[:1]).rules_ == []
 
 
 def test_clone_pipeline_and_grid_search(synthetic):
@@ -292,3 +302,48 @@ def test_auto_tolerance_is_three_new_occurrences(synthetic):
         assert clf.selection_.areas[-1] <= AUTO_TOL_OCCURRENCES
     with pytest.raises(TypeError, match="tol"):
         CorsetClassifier(**dict(FAST, tol="sometimes")).fit(X, Y)
+
+
+def _frequent_label_data(seed=0):
+    rng = np.random.RandomState(seed)
+    X = (rng.rand(200, 10) < 0.3).astype(np.uint8)
+    Y = np.zeros((200, 4), dtype=np.uint8)
+    Y[:, 0] = rng.rand(200) < 0.9            # carried by almost everybody
+    Y[:, 1] = X[:, 0] & X[:, 1]              # a rule's label
+    Y[:, 2] = X[:, 2] & (rng.rand(200) < 0.9)
+    Y[:, 3] = rng.rand(200) < 0.05           # rare noise
+    return X, Y
+
+
+def test_default_rule_predicts_frequent_labels_everywhere():
+    X, Y = _frequent_label_data()
+    clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    default = clf.rules_[-1]
+    assert default.head == () and 0 in default.tail and 3 not in default.tail
+    assert [r.head == () for r in clf.rules_].count(True) == 1
+    assert default.position == len(clf.rules_) - 1
+    assert default.support == 200 and default.label_precision[default.tail.index(0)] == pytest.approx(Y[:, 0].mean())
+    assert str(default).startswith("IF TRUE THEN y0")
+    P = clf.predict(X)
+    assert P[:, 0].all()
+    # Consistent scores, explanations and exports with the default rule in the model.
+    proba = clf.predict_proba(X)
+    assert np.array_equal(proba > 0.5, P == 1) and np.array_equal(clf.decision_function(X) > 0, P == 1)
+    assert all(fired[-1] is default for fired in clf.explain(X[:5]))
+    again = CorsetClassifier.from_json(clf.to_json())
+    assert np.array_equal(again.predict(X), P)
+    assert np.array_equal(pickle.loads(pickle.dumps(clf)).predict(X), P)
+    # Without it, the frequent label is left to rules (whose adjusted accuracy
+    # favours rarer labels), and the training micro-F1 is lower.
+    plain = CorsetClassifier(random_state=0, default_rule=False, **FAST).fit(X, Y)
+    assert all(r.head for r in plain.rules_)
+    assert f1_score(Y, P, average="micro") > f1_score(Y, plain.predict(X), average="micro")
+
+
+def test_default_rule_counts_against_the_budget():
+    X, Y = _frequent_label_data(1)
+    for n_rules in (1, 2, 3):
+        clf = CorsetClassifier(random_state=0, **dict(FAST, n_rules=n_rules)).fit(X, Y)
+        assert len(clf.rules_) <= n_rules
+    with pytest.raises(TypeError, match="default_rule"):
+        CorsetClassifier(default_rule="yes").fit(X, Y)

@@ -121,6 +121,16 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         sets of the next size, with a warning).
     second_round : bool, default=False
         Run Algorithm 1's second greedy round and keep the better rule set.
+    default_rule : bool, default=True
+        After the selection, add a default rule ``IF TRUE THEN T0`` (empty
+        head, fires on every record) whose tail T0 is chosen greedily to
+        raise the training micro-F1 of the rule set
+        (:func:`corset.selection.default_tail`); it is left out when no label
+        raises it.  It counts against ``n_rules`` (the selection then gets
+        ``n_rules - 1``, unless ``n_rules`` is 1) and comes last in ``rules_``.
+        CORSET's objective cannot select it (its adjusted accuracy is 0), yet
+        on data sets with very frequent labels it is worth more than the
+        selected rules (see Notes).
     random_state : None, int or RandomState, default=None
         Resolved once per fit; the same int gives the same rules.
     n_jobs : int or None, default=None
@@ -172,18 +182,27 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     predicted exactly when its probability exceeds 0.5 and its decision
     value exceeds 0.
 
+    The default rule.  Predicting the most frequent labels for every record
+    reaches a test micro-F1 of 0.477 on CAL500 (the 39 most frequent labels,
+    chosen on training) and 0.206 on corel5k (4 labels), above the
+    paper's CORSET-GH (0.34, 0.18) and far above rule sets made of
+    adjusted-accuracy-driven rules, which favour rare labels (0.061 and 0.073
+    without the default rule, seed 0).  On emotions, birds and enron the
+    greedy choice adds no label (the rules already predict the frequent ones).
+
     A label that never occurs in training is never predicted.  A label
     carried by every training record has no negative record, so no rule
     predicting it alone has positive adjusted accuracy: it is predicted only
-    inside tails with other labels.  With a single training record every
-    label is of one of these two kinds, and the rule set is empty.
+    inside tails with other labels, or by the default rule.  With a single
+    training record every label is of one of these two kinds: no rule is
+    selected, and the default rule (if enabled) predicts that record's labels.
     """
 
     def __init__(self, n_rules=150, tol="auto", share_criterion="pool", patience=1, lam=0.1, quality="submodular", min_head_length=1,
                  max_head_length=4, head_sampler="gh", tail_space="interpretable", n_tails=50,
                  n_heads_per_tail=10, gamma=0.5, epsilon=0.1, gh_seed="paper", gh_normalise=False,
                  alpha=0.8, max_clique_size=None, max_cliques=100_000, second_round=False,
-                 random_state=None, n_jobs=None, verbose=0):
+                 default_rule=True, random_state=None, n_jobs=None, verbose=0):
         self.n_rules = n_rules
         self.tol = tol
         self.patience = patience
@@ -204,6 +223,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         self.max_clique_size = max_clique_size
         self.max_cliques = max_cliques
         self.second_round = second_round
+        self.default_rule = default_rule
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -235,6 +255,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         p["alpha"] = _check_real(self.alpha, "alpha", 0.0, 1.0, low_open=True)
         p["max_clique_size"] = _check_int(self.max_clique_size, "max_clique_size", 1, allow_none=True)
         p["max_cliques"] = _check_int(self.max_cliques, "max_cliques", 1, allow_none=True)
+        if not isinstance(self.default_rule, (bool, np.bool_)):
+            raise TypeError(f"default_rule must be True or False; got {self.default_rule!r}")
         if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral)
                                         or self.n_jobs == 0):
             raise ValueError(f"n_jobs must be a non-zero integer or None; got {self.n_jobs!r}")
@@ -359,8 +381,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
             bar = tqdm(total=params["n_rules"], desc="selecting rules", unit="rule")
             callback = lambda step: bar.update(1)  # noqa: E731
+        # The default rule counts against the budget (BOOMER's habit).
+        budget = params["n_rules"] - 1 if self.default_rule and params["n_rules"] > 1 else params["n_rules"]
         try:
-            result = greedy_selection(data, generator, n_rules=params["n_rules"], lam=params["lam"],
+            result = greedy_selection(data, generator, n_rules=budget, lam=params["lam"],
                                       quality=params["quality"], tol=self._resolve_tol(params["tol"], data),
                                       second_round=bool(self.second_round), callback=callback,
                                       patience=params["patience"], share_criterion=params["share_criterion"])
@@ -369,6 +393,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 bar.close()
         self.selection_ = result
         self.rules_ = self._make_rules(data, result)
+        if self.default_rule and len(self.rules_) < params["n_rules"]:
+            default = self._make_default_rule(data, Yb)
+            if default is not None:
+                self.rules_.append(default)
         return self
 
     @staticmethod
@@ -402,6 +430,27 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             ))
         return rules
 
+    def _make_default_rule(self, data, Yb):
+        """``IF TRUE THEN T0`` with T0 from :func:`corset.selection.default_tail`, or None."""
+        from ..selection import default_tail, predict_labels
+
+        selected = [(r.head, r.tail) for r in self.rules_]
+        n, n_labels = data.n_records, data.n_labels
+        predicted = (predict_labels(selected, data, n_labels) if selected
+                     else sp.csr_array((n, n_labels), dtype=np.uint8))
+        tail, _ = default_tail(Yb, predicted)
+        if not tail:
+            return None
+        counts = np.asarray([data.label_records[k].size for k in tail], dtype=np.int64)
+        Y_tail = sp.csc_array(Yb)[:, list(tail)].astype(bool)
+        # Occurrences of T0's labels that no selected rule predicted: what it newly covers.
+        newly = int(Y_tail.sum() - Y_tail.multiply(sp.csc_array(predicted)[:, list(tail)].astype(bool)).sum())
+        matched = int(data.tail_support(np.asarray(tail, dtype=np.int32)).size)
+        return Rule(head=(), tail=tail, head_names=(), tail_names=tuple(self.label_names_[k] for k in tail),
+                    support=n, n_matched=matched, precision=matched / n, base_rate=matched / n,
+                    adjusted_accuracy=0.0, uncovered_area=newly, gain=0.0, position=len(self.rules_),
+                    label_precision=tuple(float(c) / n for c in counts))
+
     # -- predict ----------------------------------------------------------------
     def _check_X(self, X):
         check_is_fitted(self, "rules_")
@@ -410,11 +459,26 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         return check_binary_matrix(X, "X")
 
     def _fired(self, Xb):
+        """(n_samples, len(rules_)) CSR: which rules fire; a rule with an empty head fires everywhere."""
         from ..selection import fired_rules
 
-        if not self.rules_:
-            return sp.csr_array((Xb.shape[0], 0), dtype=np.uint8)
-        return fired_rules([(r.head, r.tail) for r in self.rules_], Xb)
+        n, m = Xb.shape[0], len(self.rules_)
+        with_head = [j for j, r in enumerate(self.rules_) if r.head]
+        always = [j for j, r in enumerate(self.rules_) if not r.head]
+        rows, cols = [], []
+        if with_head:
+            fired = sp.coo_array(fired_rules([(self.rules_[j].head, self.rules_[j].tail) for j in with_head], Xb))
+            rows.append(fired.row)
+            cols.append(np.asarray(with_head, dtype=np.int64)[fired.col])
+        if always:
+            rows.append(np.repeat(np.arange(n), len(always)))
+            cols.append(np.tile(np.asarray(always, dtype=np.int64), n))
+        if not rows:
+            return sp.csr_array((n, m), dtype=np.uint8)
+        rows, cols = np.concatenate(rows), np.concatenate(cols)
+        out = sp.csr_array((np.ones(rows.size, dtype=np.uint8), (rows, cols)), shape=(n, m))
+        out.sort_indices()
+        return out
 
     def _label_scores(self, Xb):
         """Best smoothed label precision among firing rules, per (record, label); NaN: no rule."""
@@ -467,10 +531,19 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         from ..selection import predict_labels
 
         Xb = self._check_X(X)
-        if self.rules_:
-            Y = predict_labels([(r.head, r.tail) for r in self.rules_], Xb, self.n_labels_)
+        n = Xb.shape[0]
+        with_head = [(r.head, r.tail) for r in self.rules_ if r.head]
+        if with_head:
+            Y = predict_labels(with_head, Xb, self.n_labels_)
         else:
-            Y = sp.csr_array((Xb.shape[0], self.n_labels_), dtype=np.uint8)
+            Y = sp.csr_array((n, self.n_labels_), dtype=np.uint8)
+        always = sorted({k for r in self.rules_ if not r.head for k in r.tail})
+        if always:  # the default rule fires on every record
+            cols = np.tile(np.asarray(always, dtype=np.int64), n)
+            rows = np.repeat(np.arange(n), len(always))
+            D = sp.csr_array((np.ones(rows.size, dtype=np.uint8), (rows, cols)), shape=Y.shape)
+            Y = sp.csr_array(((Y.astype(np.int32) + D.astype(np.int32)) > 0).astype(np.uint8))
+            Y.sort_indices()
         kind = self._output["kind"]
         if kind == "binary":
             return self.classes_[Y.toarray().ravel().astype(np.intp)]

@@ -12,10 +12,13 @@ corrections of PAPER-NOTES notes 1-7:
   :func:`submodular_quality`) and the record-level coverage of section samp
   (:func:`d_specific_coverage`, :func:`marginal_coverage`,
   :func:`coverage_flags`, :func:`uncovered_label_counts`);
-* :func:`predict_labels` and :func:`fired_rules`.
+* :func:`predict_labels` and :func:`fired_rules`;
+* :func:`default_tail`: the labels of a default rule (empty head) chosen
+  for training micro-F1 after the selection.
 
 A rule is a pair ``(head, tail)`` of sorted tuples of feature ids and label ids.
 """
+from ._default import default_tail
 from ._greedy import SelectionResult, SelectionStep, greedy_selection, select_rules
 from ._objective import (
     coverage_flags,
@@ -41,6 +44,7 @@ __all__ = [
     "check_rules",
     "coverage_flags",
     "d_specific_coverage",
+    "default_tail",
     "fired_rules",
     "greedy_selection",
     "jaccard_distance",

@@ -1,0 +1,69 @@
+"""The default rule's tail (corset.selection.default_tail) against a brute-force greedy."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import f1_score
+
+from corset.selection import default_tail
+
+
+def micro_f1(Y, P):
+    """Micro-F1 over all (record, label) cells; scikit-learn's for 2+ labels (a single column
+    is read as a binary target there, so micro-averaging would count the negative class too)."""
+    if Y.shape[1] >= 2:
+        return f1_score(Y, P, average="micro", zero_division=0)
+    tp, fp, fn = int((Y & P).sum()), int((~Y & P).sum()), int((Y & ~P).sum())
+    return 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0
+
+
+def brute_force_greedy(Y, P):
+    """Add, one at a time, the label whose all-ones column gives the best micro-F1."""
+    P = P.copy()
+    chosen = []
+    current = micro_f1(Y, P)
+    while len(chosen) < Y.shape[1]:
+        scores = []
+        for k in range(Y.shape[1]):
+            if k in chosen:
+                scores.append(-np.inf)
+                continue
+            Q = P.copy()
+            Q[:, k] = 1
+            scores.append(micro_f1(Y, Q))
+        k = int(np.argmax(scores))  # first maximum: the smaller label id
+        if not scores[k] > current + 1e-12:
+            break
+        chosen.append(k)
+        P[:, k] = 1
+        current = scores[k]
+    return tuple(sorted(chosen)), current
+
+
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 30), k=st.integers(1, 7),
+       density=st.floats(0.05, 0.95))
+@settings(max_examples=300, deadline=None)
+def test_matches_brute_force_greedy(seed, n, k, density):
+    rng = np.random.RandomState(seed)
+    Y = rng.rand(n, k) < density
+    P = rng.rand(n, k) < rng.uniform(0, 0.6)
+    tail, f1 = default_tail(Y, P)
+    want, want_f1 = brute_force_greedy(Y, P)
+    assert f1 == pytest.approx(want_f1, abs=1e-12)
+    # Exact float ties between labels can only differ in which is taken first.
+    if tail != want:
+        Q = P.copy()
+        Q[:, list(tail)] = 1
+        assert micro_f1(Y, Q) == pytest.approx(want_f1, abs=1e-12)
+
+
+def test_examples_and_edge_cases():
+    Y = np.array([[1, 1, 0], [1, 0, 0], [1, 0, 1], [0, 0, 0]])
+    assert default_tail(Y, np.zeros_like(Y)) == ((0,), pytest.approx(2 / 3))
+    # Everything already predicted right: nothing to add.
+    assert default_tail(Y, Y)[0] == ()
+    # No label at all: micro-F1 stays 0, nothing is added.
+    Z = np.zeros((3, 2), dtype=int)
+    assert default_tail(Z, Z) == ((), 0.0)
+    with pytest.raises(ValueError, match="predicted must have shape"):
+        default_tail(Y, np.zeros((4, 2)))
