@@ -86,12 +86,32 @@ def check_binary_matrix(M, name, *, allow_empty=True):
     )
 
 
+def _is_canonical(ids, n):
+    """Whether ``ids`` is a tuple of Python ints, strictly increasing, inside [0, n).
+
+    The form the library itself produces (rules, tails); such input needs no
+    conversion, so validating it costs one pass in Python and no numpy call.
+    Booleans are not ints here (``type(True) is bool``), as in :func:`check_ids`.
+    """
+    if type(ids) is not tuple:
+        return False
+    previous = -1
+    for x in ids:
+        if type(x) is not int or x <= previous:
+            return False
+        previous = x
+    return previous < n
+
+
 def check_ids(ids, n, name, *, allow_empty=True):
     """Return ``ids`` as a sorted, duplicate-free int32 array of ids in [0, n).
 
     Raises ``ValueError`` naming ``name`` for an id out of range, a duplicate,
     a non-integer or (unless ``allow_empty``) an empty set.
     """
+    if type(ids) is tuple and ids and _is_canonical(ids, n):
+        # Already sorted, distinct and in range: the conversion is all that is left.
+        return np.array(ids, dtype=INDEX_DTYPE)
     arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
     if arr.size == 0:
         if not allow_empty:
@@ -106,6 +126,9 @@ def check_ids(ids, n, name, *, allow_empty=True):
             raise ValueError(f"{name} must hold integer ids; got dtype {arr.dtype}")
     if arr.min() < 0 or arr.max() >= n:
         raise ValueError(f"{name} holds an id outside [0, {n}): {arr.tolist()}")
+    if arr.size == 1 or bool(np.all(arr[1:] > arr[:-1])):
+        # Strictly increasing: np.unique would return it unchanged.
+        return arr.astype(INDEX_DTYPE)
     out = np.unique(arr).astype(INDEX_DTYPE)
     if out.size != arr.size:
         raise ValueError(f"{name} holds duplicate ids: {arr.tolist()}")
@@ -118,6 +141,10 @@ def check_seed(random_state):
     Thin wrapper over :func:`sklearn.utils.check_random_state`: it never seeds
     a global generator.
     """
+    if type(random_state) is np.random.RandomState:
+        # The common case inside the library (a generator resolved once per
+        # fit), checked without sklearn's chain of isinstance tests.
+        return random_state
     from sklearn.utils import check_random_state
 
     return check_random_state(random_state)
@@ -126,13 +153,23 @@ def check_seed(random_state):
 def draw_seeds(random_state, n):
     """Draw ``n`` independent uint64 seeds for compiled kernels from a RandomState."""
     rng = check_seed(random_state)
-    hi = rng.randint(0, 2**32, size=n, dtype=np.uint64)
-    lo = rng.randint(0, 2**32, size=n, dtype=np.uint64)
-    return (hi << np.uint64(32)) | lo
+    # The n high halves, then the n low halves, as two calls
+    # ``rng.randint(0, 2**32, size=n, dtype=np.uint64)`` would draw them.
+    # randint over [0, 2^32) takes exactly one 32-bit output of the bit
+    # generator per value (no rejection), so one call of size 2n is the same
+    # stream; for the default MT19937 the raw outputs are those 32-bit values,
+    # read without randint's fixed cost (about 10 µs a call).
+    if type(getattr(rng, "_bit_generator", None)) is np.random.MT19937:
+        halves = rng._bit_generator.random_raw(2 * n)
+    else:
+        halves = rng.randint(0, 2**32, size=2 * n, dtype=np.uint64)
+    return (halves[:n] << np.uint64(32)) | halves[n:]
 
 
 def check_positive_int(value, name, *, minimum=1, allow_none=False):
     """Return ``value`` as an int >= ``minimum``; the error names the parameter."""
+    if type(value) is int and value >= minimum:
+        return value
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

@@ -9,6 +9,7 @@ module), and returns the rules (head, tail) of the pool.  Its tail weights
 are updated for the rules selected since its previous call, never rebuilt
 from scratch unless the selection went back on a rule.
 """
+from itertools import repeat
 
 from .._validation import check_positive_int, check_seed
 from ._common import check_data, check_rules
@@ -122,8 +123,18 @@ class CandidateGenerator:
 
     def _sync(self, selected_rules):
         """Apply the coverage of the rules selected since the last call."""
-        rules = check_rules(selected_rules, self.data, "selected_rules")
         applied = self._tail_sampler.rules_
+        selected = selected_rules if type(selected_rules) is list else check_rules(
+            selected_rules, self.data, "selected_rules")
+        # The selection passes back the rule objects it got from this
+        # generator's earlier calls: the prefix that is applied already, object
+        # for object, needs no validation (its rules were checked when applied).
+        same = 0
+        for mine, theirs in zip(applied, selected):
+            if mine is not theirs:
+                break
+            same += 1
+        rules = applied[:same] + check_rules(selected[same:], self.data, "selected_rules", start=same)
         if rules[:len(applied)] != applied:
             # The selection dropped or reordered a rule: start again from its list.
             self._tail_sampler = self._make_tail_sampler()
@@ -181,7 +192,7 @@ class CandidateGenerator:
                 self.skipped_tails_.append((tail, "max_proposals reached"))
             elif error is not None:
                 raise error
-            pool.extend((head, tail) for head in heads)
+            pool.extend(zip(heads, repeat(tail)))
         if self.deduplicate:
             pool = list(dict.fromkeys(pool))
         return pool

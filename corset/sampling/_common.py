@@ -3,8 +3,9 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .._ext._typedefs import INDEX_DTYPE
 from ..binarydata import BinaryData
-from .._validation import check_ids, check_positive_int
+from .._validation import _is_canonical, check_ids, check_positive_int
 
 
 def check_data(data, name="data"):
@@ -22,11 +23,15 @@ def check_tail(tail, data, name="tail"):
     return check_ids(tail, data.n_labels, name, allow_empty=False)
 
 
-def check_rules(rules, data, name="rules"):
+def check_rules(rules, data, name="rules", *, start=0):
     """Selected rules as a list of (head, tail) pairs of sorted int tuples.
 
     A head may be empty (it matches every record); a tail may not (it would
-    cover nothing, and the paper's rules have non-empty tails).
+    cover nothing, and the paper's rules have non-empty tails).  A rule
+    already in that form (what the library produces) is returned as is, the
+    same object, so callers can recognise rules they have seen by identity.
+    ``start`` is the index of ``rules[0]`` in the caller's list, for the
+    error messages when a caller checks only a suffix.
     """
     if rules is None:
         return []
@@ -34,15 +39,20 @@ def check_rules(rules, data, name="rules"):
         items = list(rules)
     except TypeError:
         raise TypeError(f"{name} must be a sequence of (head, tail) pairs; got {type(rules).__name__}") from None
+    n_features, n_labels = data.n_features, data.n_labels
     out = []
-    for i, rule in enumerate(items):
+    for i, rule in enumerate(items, start):
+        if (type(rule) is tuple and len(rule) == 2 and _is_canonical(rule[0], n_features)
+                and _is_canonical(rule[1], n_labels) and rule[1]):
+            out.append(rule)
+            continue
         try:
             head, tail = rule
         except (TypeError, ValueError):
             raise ValueError(f"{name}[{i}] must be a (head, tail) pair of id sequences; got {rule!r}") from None
-        head = check_ids(head, data.n_features, f"{name}[{i}] head")
-        tail = check_ids(tail, data.n_labels, f"{name}[{i}] tail", allow_empty=False)
-        out.append((tuple(int(h) for h in head), tuple(int(t) for t in tail)))
+        head = check_ids(head, n_features, f"{name}[{i}] head")
+        tail = check_ids(tail, n_labels, f"{name}[{i}] tail", allow_empty=False)
+        out.append((tuple(head.tolist()), tuple(tail.tolist())))
     return out
 
 
@@ -64,12 +74,21 @@ def cached_per_tail(cache, size, data, tail, build):
     ``tail`` is validated first (:func:`check_tail`); ``key`` is its tuple of
     label ids.  The head samplers keep their per-tail proposals here.
     """
-    tail = check_tail(tail, data)
-    key = tuple(tail.tolist())
-    value = cache.get(key)
-    if value is not None:
-        cache.move_to_end(key)
-        return value
+    if type(tail) is tuple and tail and _is_canonical(tail, data.n_labels):
+        # A canonical tail is its own key: a hit needs no validation and no array.
+        value = cache.get(tail)
+        if value is not None:
+            cache.move_to_end(tail)
+            return value
+        key = tail
+        tail = np.array(key, dtype=INDEX_DTYPE)
+    else:
+        tail = check_tail(tail, data)
+        key = tuple(tail.tolist())
+        value = cache.get(key)
+        if value is not None:
+            cache.move_to_end(key)
+            return value
     value = build(tail, key)
     cache[key] = value
     if len(cache) > size:

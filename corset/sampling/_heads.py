@@ -64,6 +64,10 @@ _STATUS_MESSAGES = {
 }
 
 
+#: ``max_length`` for the kernel when heads have no maximum length.
+_NO_MAXIMUM = int(np.iinfo(np.int64).max)
+
+
 def _csr_positions(indptr, rows):
     """Positions in a CSR ``ids`` array of the entries of ``rows`` (concatenated)."""
     starts = indptr[rows]
@@ -227,11 +231,10 @@ class HeadSampler:
         n = check_n(n)
         rng = check_seed(random_state)
         sampler = self.pair_sampler(tail)
-        seeds = np.ascontiguousarray(draw_seeds(rng, n), dtype=np.uint64)
-        big = np.iinfo(np.int64).max
+        seeds = draw_seeds(rng, n)  # a fresh, contiguous uint64 array
         status, failed_at, pos, neg, trials, steps, indptr, ids = _heads.sample(
             sampler, seeds, METHODS[self.method], draw_heads, self.min_head_length,
-            big if self.max_head_length is None else self.max_head_length,
+            _NO_MAXIMUM if self.max_head_length is None else self.max_head_length,
             self._log_factorial, _MUTATIONS[self._mutation])
         self.last_stats_ = {"n_trials": trials, "n_steps": steps}
         if status == 1:

@@ -120,7 +120,8 @@ class _State:
         self.gains = []
         self.areas = []
         self.shares = []
-        self._chosen = None  # cached concatenation of ``parts``
+        self._chosen = None  # cached concatenation of ``parts[:self._n_chosen]``
+        self._n_chosen = 0
 
     def __len__(self):
         return len(self.rules)
@@ -141,13 +142,16 @@ class _State:
         self.gains.append(float(gain))
         self.areas.append(int(area))
         self.shares.append(self.share(int(area)))
-        self._chosen = None
         return rule
 
     def chosen(self):
         """RuleStatistics of the chosen rules, in order."""
-        if self._chosen is None:
-            self._chosen = RuleStatistics.concatenate(self.parts)
+        if self._chosen is None or self._n_chosen != len(self.parts):
+            # Extend the cached concatenation by the rules added since: one
+            # step costs O(|ℛ|) array work, not one array per chosen rule.
+            new = self.parts[self._n_chosen:]
+            self._chosen = RuleStatistics.concatenate(new if self._chosen is None else [self._chosen] + new)
+            self._n_chosen = len(self.parts)
         return self._chosen
 
 
@@ -201,9 +205,8 @@ def _fresh_pool_step(data, state, stats, lam, submodular, allow_empty_coverage):
     """
     eligible = _base_eligibility(stats, allow_empty_coverage)
     if state.keys:
-        for i, rule in enumerate(stats.rules):
-            if rule in state.keys:
-                eligible[i] = 0
+        chosen_before = np.fromiter(map(state.keys.__contains__, stats.rules), dtype=bool, count=len(stats))
+        eligible[chosen_before] = 0
     sums = np.zeros(len(stats), dtype=np.float64)
     if lam > 0 and len(state):
         chosen = state.chosen()

@@ -10,12 +10,15 @@ ids), the precision P_R, the base rate P_D and the adjusted accuracy a(R)
 ``corset._ext._selection``.
 """
 import numbers
+from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 from scipy.special import rel_entr
 
 from .._ext import _selection
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
+from .._validation import _is_canonical
 
 __all__ = ["adjusted_accuracy", "check_rules", "rule_statistics", "RuleStatistics"]
 
@@ -24,14 +27,8 @@ def _canonical_ids(ids, n, what, where):
     """Sorted tuple of distinct ints in [0, n) from ``ids``; ``where`` names the rule in errors."""
     # Fast path: already canonical (a strictly increasing tuple of Python ints in range),
     # which is what the samplers produce.
-    if type(ids) is tuple and ids and type(ids[0]) is int and 0 <= ids[0] and ids[-1] < n:
-        previous = -1
-        for x in ids:
-            if type(x) is not int or x <= previous:
-                break
-            previous = x
-        else:
-            return ids
+    if type(ids) is tuple and ids and _is_canonical(ids, n):
+        return ids
     if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
         raise ValueError(f"{where}: the {what} must be a sequence of integer ids; got {ids!r}")
     values = []
@@ -88,24 +85,78 @@ def check_rules(rules, n_features, n_labels, *, name="rules", deduplicate=False)
     """
     if isinstance(rules, (str, bytes)) or not hasattr(rules, "__iter__"):
         raise ValueError(f"{name} must be a sequence of (head, tail) pairs; got {rules!r}")
+    if type(rules) is list:
+        fast = _canonical_list(rules, n_features, n_labels)
+        if fast is not None:
+            return fast
     seen = {}
     canonical = []
     first_index = []
     for i, rule in enumerate(rules):
-        where = f"{name}[{i}]"
-        try:
-            head, tail = rule
-        except (TypeError, ValueError):
-            raise ValueError(f"{where} must be a (head, tail) pair of id sequences; got {rule!r}") from None
-        key = (_canonical_ids(head, n_features, "head", where), _canonical_ids(tail, n_labels, "tail", where))
+        if (type(rule) is tuple and len(rule) == 2 and _is_canonical(rule[0], n_features)
+                and _is_canonical(rule[1], n_labels) and rule[0] and rule[1]):
+            # Already canonical (what the samplers produce): the rule is its own key.
+            key = rule
+        else:
+            where = f"{name}[{i}]"
+            try:
+                head, tail = rule
+            except (TypeError, ValueError):
+                raise ValueError(f"{where} must be a (head, tail) pair of id sequences; got {rule!r}") from None
+            key = (_canonical_ids(head, n_features, "head", where), _canonical_ids(tail, n_labels, "tail", where))
         if key in seen:
             if deduplicate:
                 continue
-            raise ValueError(f"{where} repeats {name}[{seen[key]}]: {key}; a rule set holds each rule once")
+            raise ValueError(f"{name}[{i}] repeats {name}[{seen[key]}]: {key}; a rule set holds each rule once")
         seen[key] = i
         canonical.append(key)
         first_index.append(i)
     return canonical, _rules_to_csr(canonical), np.asarray(first_index, dtype=np.int64)
+
+
+def _csr_if_canonical(parts, n):
+    """(indptr, ids) of ``parts`` if every part is a non-empty, strictly increasing tuple of ints in [0, n).
+
+    None otherwise.  The per-item work is C iteration (``map``, ``chain``,
+    ``min``/``max``) and one numpy comparison, no loop in the interpreter.
+    """
+    if set(map(type, parts)) != {tuple}:
+        return None
+    lengths = list(map(len, parts))
+    if 0 in lengths:
+        return None
+    flat = list(chain.from_iterable(parts))
+    if set(map(type, flat)) != {int}:  # bool, float, numpy ints: the checked path converts or rejects them
+        return None
+    if min(flat) < 0 or max(flat) >= n:
+        return None
+    indptr = np.zeros(len(parts) + 1, dtype=PTR_DTYPE)
+    np.cumsum(lengths, out=indptr[1:])
+    ids = np.array(flat, dtype=INDEX_DTYPE)
+    if len(flat) > len(parts):  # some part has two ids or more: are they increasing?
+        increasing = ids[1:] > ids[:-1]
+        increasing[indptr[1:-1] - 1] = True  # comparisons across two parts do not count
+        if not increasing.all():
+            return None
+    return indptr, ids
+
+
+def _canonical_list(rules, n_features, n_labels):
+    """:func:`check_rules`'s result when ``rules`` is a list of distinct canonical rules, else None.
+
+    The form the samplers produce, recognised without a Python loop; for
+    anything else the caller takes the checked path, which canonicalises or
+    raises the documented error.  The result is the same either way.
+    """
+    if not rules or set(map(type, rules)) != {tuple} or set(map(len, rules)) != {2}:
+        return None
+    heads = _csr_if_canonical(list(map(itemgetter(0), rules)), n_features)
+    if heads is None:
+        return None
+    tails = _csr_if_canonical(list(map(itemgetter(1), rules)), n_labels)
+    if tails is None or len(set(rules)) != len(rules):
+        return None
+    return list(rules), heads + tails, np.arange(len(rules), dtype=np.int64)
 
 
 def _rules_to_csr(canonical):
@@ -197,7 +248,8 @@ class RuleStatistics:
         a(R), see :func:`adjusted_accuracy`.
     """
 
-    def __init__(self, rules, arrays, support_indptr, support_ids, head_counts, tail_counts, n_records):
+    def __init__(self, rules, arrays, support_indptr, support_ids, head_counts, tail_counts, n_records,
+                 *, _derived=None):
         self.rules = list(rules)
         self.head_indptr, self.head_ids, self.tail_indptr, self.tail_ids = arrays
         self.support_indptr = support_indptr
@@ -208,6 +260,11 @@ class RuleStatistics:
         self.rule_counts = np.diff(support_indptr)
         self.tail_lengths = np.diff(self.tail_indptr)
         self.coverage_sizes = self.rule_counts * self.tail_lengths
+        if _derived is not None:
+            # Gathered from statistics of the same rules (subset, concatenate):
+            # each value is a function of its own rule's counts only.
+            self.precision, self.base_rate, self.accuracy = _derived
+            return
         self.precision = np.divide(self.rule_counts, head_counts, out=np.zeros(len(self.rules)),
                                    where=head_counts > 0)
         self.base_rate = (tail_counts / self.n_records) if self.n_records else np.zeros(len(self.rules))
@@ -234,7 +291,9 @@ class RuleStatistics:
         tail = _gather_csr(self.tail_indptr, self.tail_ids, indices)
         support = _gather_csr(self.support_indptr, self.support_ids, indices)
         return RuleStatistics([self.rules[i] for i in indices], head + tail, support[0], support[1],
-                              self.head_counts[indices], self.tail_counts[indices], self.n_records)
+                              self.head_counts[indices], self.tail_counts[indices], self.n_records,
+                              _derived=(self.precision[indices], self.base_rate[indices],
+                                        self.accuracy[indices]))
 
     @classmethod
     def concatenate(cls, parts):
@@ -254,7 +313,9 @@ class RuleStatistics:
         support = cat([p.support_indptr for p in parts], [p.support_ids for p in parts], INDEX_DTYPE)
         return cls([r for p in parts for r in p.rules], head + tail, support[0], support[1],
                    np.concatenate([p.head_counts for p in parts]),
-                   np.concatenate([p.tail_counts for p in parts]), parts[0].n_records)
+                   np.concatenate([p.tail_counts for p in parts]), parts[0].n_records,
+                   _derived=tuple(np.concatenate([getattr(p, attr) for p in parts])
+                                  for attr in ("precision", "base_rate", "accuracy")))
 
 
 def _statistics_from_csr(data, canonical, arrays):

@@ -1,0 +1,244 @@
+"""The fast paths of validation (input already canonical, rules the library produced) give what the checked paths give.
+
+Each fast path skips work only for input it can prove canonical; these tests
+compare it with the general path on the same input, including the inputs
+that look canonical but are not (booleans, numpy integers, unsorted or
+repeated ids), and check that the random stream of ``draw_seeds`` is the one
+of its original two ``randint`` calls.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from corset import BinaryData
+from corset._validation import check_ids, check_positive_int, check_seed, draw_seeds
+from corset.sampling import CandidateGenerator
+from corset.sampling._common import cached_per_tail, check_rules as check_selected_rules, new_tail_cache
+from corset.selection import RuleStatistics, check_rules, greedy_selection, rule_statistics
+from corset.selection._greedy import _State
+
+
+def _reference_seeds(rng, n):
+    """draw_seeds as first written: two randint calls of size n."""
+    hi = rng.randint(0, 2**32, size=n, dtype=np.uint64)
+    lo = rng.randint(0, 2**32, size=n, dtype=np.uint64)
+    return (hi << np.uint64(32)) | lo
+
+
+@pytest.mark.parametrize("make", [
+    lambda s: np.random.RandomState(s),
+    lambda s: np.random.RandomState(np.random.PCG64(s)),
+    lambda s: np.random.RandomState(np.random.Philox(s)),
+], ids=["mt19937", "pcg64", "philox"])
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 100])
+def test_draw_seeds_keeps_the_random_stream(make, n, global_random_seed):
+    a, b = make(global_random_seed), make(global_random_seed)
+    a.standard_normal(1)  # a cached Gaussian must survive both ways
+    b.standard_normal(1)
+    got, want = draw_seeds(a, n), _reference_seeds(b, n)
+    assert got.dtype == want.dtype == np.uint64 and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, want)
+    # The generators are left in the same state.
+    np.testing.assert_array_equal(a.standard_normal(3), b.standard_normal(3))
+    assert a.randint(2**40) == b.randint(2**40)
+
+
+def test_draw_seeds_from_an_int_seed():
+    np.testing.assert_array_equal(draw_seeds(5, 4), _reference_seeds(np.random.RandomState(5), 4))
+
+
+def test_check_seed_returns_the_same_random_state():
+    rng = np.random.RandomState(0)
+    assert check_seed(rng) is rng
+    assert isinstance(check_seed(3), np.random.RandomState)
+
+
+def test_check_positive_int_fast_path_keeps_its_errors():
+    assert check_positive_int(3, "n") == 3
+    with pytest.raises(TypeError, match="n must be an integer"):
+        check_positive_int(True, "n")
+    with pytest.raises(ValueError, match="n must be an integer >= 1; got 0"):
+        check_positive_int(0, "n")
+    assert check_positive_int(np.int64(4), "n") == 4
+
+
+id_lists = st.lists(st.one_of(st.integers(-2, 9), st.booleans(), st.sampled_from([1.0, 2.5, np.int64(3)])),
+                    max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ids=id_lists)
+def test_check_ids_same_result_for_tuples_lists_and_arrays(ids):
+    """A tuple may take the fast path; the list with the same items takes the general path."""
+    def outcome(value):
+        try:
+            out = check_ids(value, 8, "ids")
+        except ValueError as exc:
+            return "error", str(exc)
+        assert out.dtype == np.int32
+        return "ok", out.tolist()
+
+    assert outcome(tuple(ids)) == outcome(list(ids))
+
+
+@pytest.mark.parametrize("ids, message", [
+    ((True,), "must hold integer ids"),
+    ((0, 0), "duplicate ids"),
+    ((3, 8), r"outside \[0, 8\)"),
+    ((-1,), r"outside \[0, 8\)"),
+])
+def test_check_ids_errors_on_near_canonical_tuples(ids, message):
+    with pytest.raises(ValueError, match=message):
+        check_ids(ids, 8, "ids")
+
+
+def test_check_ids_sorts_arrays():
+    assert check_ids(np.array([5, 1, 3]), 8, "ids").tolist() == [1, 3, 5]
+    assert check_ids(np.array([1, 3, 5]), 8, "ids").tolist() == [1, 3, 5]
+
+
+def _data(seed=0, n=40, f=6, l=3):
+    rng = np.random.RandomState(seed)
+    return BinaryData(rng.rand(n, f) < 0.5, rng.rand(n, l) < 0.4)
+
+
+# -- the samplers' checks -------------------------------------------------------------
+def test_sampling_check_rules_returns_canonical_rules_themselves():
+    data = _data()
+    rules = [((0, 2), (1,)), ((), (0, 2))]
+    out = check_selected_rules(rules, data)
+    assert out == rules and all(a is b for a, b in zip(out, rules))
+    converted = check_selected_rules([([2, 0], np.array([1])), ((np.int64(1),), (2,))], data)
+    assert converted == [((0, 2), (1,)), ((1,), (2,))]
+    assert all(type(x) is int for rule in converted for part in rule for x in part)
+
+
+@pytest.mark.parametrize("rule, message", [
+    (((0,), ()), r"selected_rules\[3\] tail is empty"),
+    (((True,), (0,)), r"selected_rules\[3\] head must hold integer ids"),
+    (((0,), (0, 7)), r"selected_rules\[3\] tail holds an id outside"),
+    (((1, 0, 1), (0,)), r"selected_rules\[3\] head holds duplicate ids"),
+])
+def test_sampling_check_rules_errors_name_the_position(rule, message):
+    with pytest.raises(ValueError, match=message):
+        check_selected_rules([rule], _data(), "selected_rules", start=3)
+
+
+def test_tail_cache_needs_a_canonical_tail_for_the_fast_lookup():
+    data = _data()
+    cache = new_tail_cache()
+    built = []
+
+    def build(tail, key):
+        built.append((tail.dtype, tail.tolist(), key))
+        return object()
+
+    first = cached_per_tail(cache, 4, data, (0, 2), build)
+    assert cached_per_tail(cache, 4, data, (0, 2), build) is first
+    assert cached_per_tail(cache, 4, data, [2, 0], build) is first
+    assert cached_per_tail(cache, 4, data, np.array([0, 2]), build) is first
+    assert built == [(np.dtype(np.int32), [0, 2], (0, 2))]
+    cached_per_tail(cache, 4, data, (1,), build)
+    # (True,) equals (1,) as a dict key, but it is not a tail.
+    with pytest.raises(ValueError, match="must hold integer ids"):
+        cached_per_tail(cache, 4, data, (True,), build)
+
+
+def test_candidate_generator_same_pools_for_equal_rules_of_any_form():
+    """The generator recognises its own rules by identity; equal rules in another form give the same pools."""
+    data = _data(1, n=60, f=8, l=4)
+    a = CandidateGenerator(data, n_tails=8, n_heads_per_tail=3, random_state=0)
+    b = CandidateGenerator(data, n_tails=8, n_heads_per_tail=3, random_state=0)
+    chosen = []
+    for _ in range(4):
+        pool_a = a(chosen)
+        pool_b = b([(list(h), np.array(t)) for h, t in chosen])
+        assert pool_a == pool_b
+        if not pool_a:
+            break
+        chosen = chosen + [pool_a[0]]
+    assert len(chosen) == 4
+    assert a(chosen) == b([(list(h), np.array(t)) for h, t in chosen])
+    assert b._tail_sampler.rules_ == a._tail_sampler.rules_ == chosen
+    # A rule that is not canonical is still rejected, after a prefix of the generator's own rules.
+    with pytest.raises(ValueError, match=r"selected_rules\[1\] tail holds an id outside"):
+        a(chosen[:1] + [((0,), (9,))])
+
+
+# -- the selection's checks -----------------------------------------------------------
+rule_items = st.tuples(
+    st.one_of(st.tuples(*[st.integers(0, 5)] * 2), st.tuples(st.integers(0, 7)), st.just(()),
+              st.lists(st.integers(0, 5), max_size=2), st.tuples(st.booleans())),
+    st.one_of(st.tuples(st.integers(0, 2)), st.tuples(st.integers(0, 2), st.integers(0, 2)),
+              st.tuples(st.sampled_from([np.int64(1), 1.0])), st.just(())),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rules=st.lists(rule_items, max_size=6), deduplicate=st.booleans())
+def test_selection_check_rules_list_fast_path_matches_the_checked_path(rules, deduplicate):
+    """A list may take the vectorised path; an iterator over it takes the rule-by-rule path."""
+    def outcome(value):
+        try:
+            canonical, arrays, first = check_rules(value, 6, 3, deduplicate=deduplicate)
+        except ValueError as exc:
+            return "error", str(exc)
+        for rule in canonical:
+            assert all(type(x) is int for part in rule for x in part)
+        assert arrays[0].dtype == arrays[2].dtype == np.int64
+        assert arrays[1].dtype == arrays[3].dtype == np.int32
+        return "ok", canonical, [a.tolist() for a in arrays], first.tolist()
+
+    assert outcome(list(rules)) == outcome(iter(rules))
+
+
+def test_statistics_gathered_equal_statistics_recomputed():
+    data = _data(2, n=50, f=6, l=3)
+    rules = [((0,), (1,)), ((1, 2), (0,)), ((3,), (0, 2)), ((4,), (2,)), ((0, 5), (1, 2))]
+    stats = rule_statistics(data, rules)
+    parts = [stats.subset([3, 1]), stats.subset([0]), stats.subset([4, 2])]
+    joined = RuleStatistics.concatenate(parts)
+    fresh = rule_statistics(data, [rules[i] for i in (3, 1, 0, 4, 2)])
+    assert joined.rules == fresh.rules
+    for attr in ("head_indptr", "head_ids", "tail_indptr", "tail_ids", "support_indptr", "support_ids",
+                 "head_counts", "tail_counts", "rule_counts", "coverage_sizes", "precision", "base_rate",
+                 "accuracy"):
+        np.testing.assert_array_equal(getattr(joined, attr), getattr(fresh, attr), err_msg=attr)
+
+
+def test_chosen_statistics_grow_incrementally():
+    data = _data(3, n=50, f=6, l=3)
+    rules = [((0,), (1,)), ((1, 2), (0,)), ((3,), (0, 2)), ((4,), (2,))]
+    stats = rule_statistics(data, rules)
+    state = _State(data)
+    for k, index in enumerate([2, 0, 3, 1]):
+        area = _selection_area(data, state, stats, index)
+        state.add(stats, index, 1.0, area)
+        if k == 1:
+            state.chosen()  # cached here, then extended
+        chosen = state.chosen()
+        again = RuleStatistics.concatenate(state.parts)
+        assert chosen.rules == again.rules
+        np.testing.assert_array_equal(chosen.support_ids, again.support_ids)
+        np.testing.assert_array_equal(chosen.accuracy, again.accuracy)
+
+
+def _selection_area(data, state, stats, index):
+    from corset.selection._objective import _areas
+
+    areas, _, _ = _areas(data, stats, state.covered, state.best_accuracy)
+    return int(areas[index])
+
+
+def test_greedy_selection_with_a_generator_is_unchanged_by_rule_forms():
+    """A generator returning rules in canonical form or as lists selects the same rules."""
+    data = _data(4, n=60, f=8, l=4)
+
+    def run(as_lists):
+        gen = CandidateGenerator(data, n_tails=8, n_heads_per_tail=3, random_state=1)
+        if as_lists:
+            return greedy_selection(data, lambda rules: [(list(h), list(t)) for h, t in gen(rules)], n_rules=6)
+        return greedy_selection(data, gen, n_rules=6)
+
+    assert run(False).rules == run(True).rules
