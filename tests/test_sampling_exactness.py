@@ -39,7 +39,11 @@ HEAD_CASES = [
     ("boley", "cftp", 2, 3),
     ("paper", "rejection", 2, None),
 ]
-PAIR_CASES = [("paper", 1, None), ("paper", 2, None), ("boley", 1, None), ("boley", 2, 3)]
+PAIR_CASES = [
+    # (proposal, method, min_head_length, max_head_length); rejection pairs seed CORSET-GH in the estimator
+    ("paper", "cftp", 1, None), ("paper", "cftp", 2, None), ("boley", "cftp", 1, None), ("boley", "cftp", 2, 3),
+    ("paper", "rejection", 1, None), ("paper", "rejection", 2, 4),
+]
 WIDE_CASES = [(1, 2), (2, 3), (1, None)]
 
 N_TESTS = N_SEEDS * (len(TAIL_CASES) + len(HEAD_CASES) + len(PAIR_CASES)) + len(WIDE_CASES)
@@ -116,7 +120,7 @@ def check_heads(seed, m, M, **options):
 
 
 def check_pairs(seed, m, M, **options):
-    """p-value of the CFTP pairs for the seed's (smaller) data against w, heads listed."""
+    """p-value of the pairs for the seed's (smaller) data against w, heads listed."""
     data = random_data(seed, n_records=16)
     tail = pick_tail(data, seed)
     sampler = HeadSampler(data, min_head_length=m, max_head_length=M, **options)
@@ -130,10 +134,10 @@ def test_heads_follow_discriminativity(global_random_seed, proposal, method, m, 
     assert p > ALPHA, f"heads deviate from discriminativity: p = {p:.3g}"
 
 
-@pytest.mark.parametrize("proposal, m, M", PAIR_CASES)
-def test_cftp_pairs_follow_w(global_random_seed, proposal, m, M):
-    p = check_pairs(global_random_seed, m, M, proposal=proposal)
-    assert p > ALPHA, f"CFTP pairs deviate from w: p = {p:.3g}"
+@pytest.mark.parametrize("proposal, method, m, M", PAIR_CASES)
+def test_pairs_follow_w(global_random_seed, proposal, method, m, M):
+    p = check_pairs(global_random_seed, m, M, proposal=proposal, method=method)
+    assert p > ALPHA, f"{method} pairs deviate from w: p = {p:.3g}"
 
 
 MUTATIONS = [

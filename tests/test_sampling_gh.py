@@ -248,3 +248,15 @@ def test_batch_with_repeated_tails():
     heads0 = [search.search((0,), p, q) for p, q in zip(pos, neg)]
     assert batch[0] == [h for h in heads0[:4] if h is not None]
     assert batch[2] == [h for h in heads0[4:] if h is not None]
+
+
+def test_rejection_pairs_seed_the_searches(global_random_seed):
+    """``pair_method="rejection"`` draws the pairs with HeadSampler's rejection sampler."""
+    from corset.sampling import HeadSampler
+
+    X, Y = _toy(global_random_seed, n=40, m=10)
+    data = BinaryData(X, Y)
+    search = GreedyHeadSearch(data, pair_method="rejection", max_head_length=3)
+    pairs = search.draw_pairs((0,), 20, global_random_seed)
+    direct = HeadSampler(data, method="rejection", max_head_length=3).sample_pairs((0,), 20, global_random_seed)
+    assert pairs == (direct[0].tolist(), direct[1].tolist())
