@@ -123,6 +123,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         sets of the next size, with a warning).
     second_round : bool, default=False
         Run Algorithm 1's second greedy round and keep the better rule set.
+    min_support : int, default=2
+        Candidate rules matched by fewer training records (|D[R]|) are not
+        selected (see :func:`corset.selection.greedy_selection`): by default
+        no rule rests on a single record (see Notes).
     default_rule : bool, default=True
         After the selection, add a default rule ``IF TRUE THEN T0`` (empty
         head, fires on every record) whose tail T0 is chosen greedily to
@@ -175,6 +179,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     micro-F1 0.506 / 0.783 / 0.338 on the same splits; 5 gave 0.502 / 0.778
     / 0.322) so that it carries over to data sets with many labels.
 
+    ``min_support=2`` (no rule matched by a single training record): late
+    in the selection the diversity term favours tiny rules far from every
+    chosen one, and a rule matched by one record has precision 1 by
+    construction.  On the same validation splits (three splits × two
+    seeds) micro-F1 went from 0.499 / 0.341 / 0.507 / 0.782 to 0.508 /
+    0.329 / 0.546 / 0.791 on emotions / birds / enron / medical (3 gave
+    0.514 / 0.319 / 0.557 / 0.779; 5 cost birds and medical much more).
+
     ``predict_proba`` is a monotone score in (0, 1), not a calibrated
     probability: a label predicted by the firing rules gets
     ``0.5 + 0.5 · (n + 1) / (s + 2)`` with s the training records where the
@@ -204,7 +216,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                  max_head_length=4, head_sampler="gh", tail_space="interpretable", n_tails=50,
                  n_heads_per_tail=10, gamma=0.5, epsilon=0.1, gh_seed="paper", gh_normalise=False,
                  alpha=0.8, max_clique_size=None, max_cliques=100_000, second_round=False,
-                 default_rule=True, random_state=None, n_jobs=None, verbose=0):
+                 default_rule=True, min_support=2, random_state=None, n_jobs=None, verbose=0):
         self.n_rules = n_rules
         self.tol = tol
         self.patience = patience
@@ -226,6 +238,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         self.max_cliques = max_cliques
         self.second_round = second_round
         self.default_rule = default_rule
+        self.min_support = min_support
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -257,6 +270,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         p["alpha"] = _check_real(self.alpha, "alpha", 0.0, 1.0, low_open=True)
         p["max_clique_size"] = _check_int(self.max_clique_size, "max_clique_size", 1, allow_none=True)
         p["max_cliques"] = _check_int(self.max_cliques, "max_cliques", 1, allow_none=True)
+        p["min_support"] = _check_int(self.min_support, "min_support", 1)
         if not isinstance(self.default_rule, (bool, np.bool_)):
             raise TypeError(f"default_rule must be True or False; got {self.default_rule!r}")
         if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral)
@@ -392,7 +406,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             result = greedy_selection(data, generator, n_rules=budget, lam=params["lam"],
                                       quality=params["quality"], tol=self._resolve_tol(params["tol"], data),
                                       second_round=bool(self.second_round), callback=callback,
-                                      patience=params["patience"], share_criterion=params["share_criterion"])
+                                      patience=params["patience"], share_criterion=params["share_criterion"],
+                                      min_support=params["min_support"])
         finally:
             if bar is not None:
                 bar.close()

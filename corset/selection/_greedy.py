@@ -155,10 +155,12 @@ class _State:
         return self._chosen
 
 
-def _base_eligibility(stats, allow_empty_coverage):
+def _base_eligibility(stats, allow_empty_coverage, min_support=1):
     eligible = np.ones(len(stats), dtype=np.uint8)
     if not allow_empty_coverage:
         eligible[stats.coverage_sizes == 0] = 0
+    if min_support > 1:
+        eligible[stats.rule_counts < min_support] = 0
     return eligible
 
 
@@ -197,13 +199,13 @@ def _stop_by_share(share, tol):
     return tol is not None and share <= tol
 
 
-def _fresh_pool_step(data, state, stats, lam, submodular, allow_empty_coverage):
+def _fresh_pool_step(data, state, stats, lam, submodular, allow_empty_coverage, min_support=1):
     """One round-1 step on a fresh pool: (areas, gains, chosen index or -1).
 
     The pool's distance sums are computed against every chosen rule (the
     pool is new, nothing can be carried over): O(M·|ℛ|) distances.
     """
-    eligible = _base_eligibility(stats, allow_empty_coverage)
+    eligible = _base_eligibility(stats, allow_empty_coverage, min_support)
     if state.keys:
         chosen_before = np.fromiter(map(state.keys.__contains__, stats.rules), dtype=bool, count=len(stats))
         eligible[chosen_before] = 0
@@ -214,14 +216,14 @@ def _fresh_pool_step(data, state, stats, lam, submodular, allow_empty_coverage):
                                      stats.tail_ids, eligible, chosen.support_indptr, chosen.support_ids,
                                      chosen.tail_indptr, chosen.tail_ids, sums)
     areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, lam, sums, submodular, eligible)
-    return areas, gains, _zero_gain_rule(best, state, lam, eligible)
+    return areas, gains, _zero_gain_rule(best, state, lam, eligible), eligible
 
 
 def _fixed_pool_greedy(data, stats, *, budget, lam, submodular, tol, keep_stopping_rule,
-                       allow_empty_coverage, callback, round_number):
+                       allow_empty_coverage, callback, round_number, min_support=1):
     """Greedy over one fixed pool; distance sums kept incrementally.  Returns (state, stop_reason)."""
     state = _State(data)
-    eligible = _base_eligibility(stats, allow_empty_coverage)
+    eligible = _base_eligibility(stats, allow_empty_coverage, min_support)
     sums = np.zeros(len(stats), dtype=np.float64)
     reason = "budget"
     while len(state) < budget:
@@ -307,7 +309,7 @@ def _check_labels(data):
 
 def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality="paper", tol=0.0,
                      keep_stopping_rule=True, second_round=False, allow_empty_coverage=False,
-                     callback=None, patience=1, share_criterion="chosen"):
+                     callback=None, patience=1, share_criterion="chosen", min_support=1):
     """CORSET's greedy selection with a fresh candidate pool at every step (Algorithm 1).
 
     Parameters
@@ -358,6 +360,13 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
         default: they have no quality but Jaccard distance 1 to every other
         rule, so with λ > 0 they would win on diversity alone while
         predicting only false positives.  True restores the bare arg max.
+    min_support : int, default=1
+        Candidates matched by fewer than this many training records
+        (|D[R]| < min_support) are not selected (1: every rule with a
+        non-empty coverage is eligible).  A rule matched by one record has
+        precision 1 by construction and, late in the selection, a Jaccard
+        distance near 1 to every chosen rule, so max-sum diversification
+        favours such memorising rules; this keeps them out.
     callback : callable, optional
         Called with a :class:`SelectionStep` after each selection (e.g. to
         drive a progress bar).
@@ -393,6 +402,7 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     union_parts = []
     reason = "budget"
     patience = check_positive_int(patience, "patience", minimum=1)
+    min_support = check_positive_int(min_support, "min_support", minimum=1)
     if share_criterion not in ("chosen", "pool"):
         raise ValueError(f"share_criterion must be 'chosen' or 'pool'; got {share_criterion!r}")
     low_share_run = 0
@@ -410,12 +420,14 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
         seen.update(canonical[i] for i in new)
         if second_round and new:
             union_parts.append(stats if len(new) == len(canonical) else stats.subset(new))
-        areas, gains, best = _fresh_pool_step(data, state, stats, lam, submodular, allow_empty_coverage)
+        areas, gains, best, eligible = _fresh_pool_step(data, state, stats, lam, submodular,
+                                                        allow_empty_coverage, min_support)
         if best < 0:
             reason = "no_gain"
             break
         share = state.share(int(areas[best]))
-        judged = share if share_criterion == "chosen" else state.share(int(np.max(areas)))
+        # "pool": the largest share among the candidates that could be chosen.
+        judged = share if share_criterion == "chosen" else state.share(int(np.max(areas[eligible == 1])))
         low_share_run = low_share_run + 1 if _stop_by_share(judged, tol) else 0
         stop = low_share_run >= patience
         if stop and not keep_stopping_rule:
@@ -433,7 +445,8 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
         union = RuleStatistics.concatenate(union_parts)
         states[2], reasons[2] = _fixed_pool_greedy(
             data, union, budget=len(state), lam=lam, submodular=submodular, tol=None, keep_stopping_rule=True,
-            allow_empty_coverage=allow_empty_coverage, callback=callback, round_number=2)
+            allow_empty_coverage=allow_empty_coverage, callback=callback, round_number=2,
+            min_support=min_support)
     return _result(data, states, reasons, lam, quality, len(seen))
 
 
