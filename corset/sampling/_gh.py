@@ -45,6 +45,8 @@ and phi reduces to the positive support.  A seed pair with F_{D+} ⊆ F_{D−},
 or a search that cannot reach ``min_head_length`` features, yields no head:
 that draw is dropped, so ``sample`` may return fewer than ``n`` heads.
 """
+from collections import Counter
+
 import numpy as np
 
 from .._ext import _gh, _gh_memo
@@ -241,13 +243,17 @@ class GreedyHeadSearch:
 
         Returns two lists of record ids (``None`` entries: no record).
         """
-        rng = check_seed(random_state)
+        pos, neg = self._pair_arrays(tail, n, check_seed(random_state), covered)
+        return ([None if p < 0 else p for p in pos.tolist()], [None if q < 0 else q for q in neg.tolist()])
+
+    def _pair_arrays(self, tail, n, rng, covered):
+        """:meth:`draw_pairs` as two int32 arrays, -1 for "no record" (the same draws)."""
         data = self.data
         if self.seed == "deterministic":
-            return [None] * n, [None] * n
+            return np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
         if self.seed == "paper":
             pos, neg = self._pair_sampler.sample_pairs(tail, n, rng)
-            return [int(p) for p in pos], [int(q) for q in neg]
+            return pos.astype(np.int32, copy=False), neg.astype(np.int32, copy=False)
         tail = check_ids(tail, data.n_labels, "tail", allow_empty=False)
         positives = data.tail_support(tail)
         if positives.size == 0:
@@ -261,8 +267,8 @@ class GreedyHeadSearch:
             pos = positives[rng.randint(positives.size, size=n)]
         else:
             pos = positives[rng.choice(positives.size, size=n, p=weights / weights.sum())]
-        neg = negatives[rng.randint(negatives.size, size=n)] if negatives.size else [None] * n
-        return [int(p) for p in pos], [None if q is None else int(q) for q in neg]
+        neg = negatives[rng.randint(negatives.size, size=n)] if negatives.size else np.full(n, -1)
+        return pos.astype(np.int32, copy=False), neg.astype(np.int32, copy=False)
 
     def sample(self, tail, n, random_state=None):
         """Up to ``n`` heads for ``tail``: one search per seed pair (draws with no head are dropped).
@@ -295,12 +301,12 @@ class GreedyHeadSearch:
         rng = check_seed(random_state)
         data = self.data
         covered = self._covered
-        tails = [tuple(int(k) for k in t) for t in tails]
+        tails = [t if type(t) is tuple else tuple(int(k) for k in t) for t in tails]
         # A tail drawn several times (frequent in small label spaces) is set up
         # once and gets all its seed pairs in one draw: n per occurrence.
-        distinct = list(dict.fromkeys(tails))
+        occurrences = Counter(tails)
+        distinct = list(occurrences)
         slot = {t: i for i, t in enumerate(distinct)}
-        occurrences = [tails.count(t) for t in distinct]
         roles = np.empty((len(distinct), data.n_records), dtype=np.uint8)
         n_positive = np.empty(len(distinct), dtype=np.int64)
         cand_parts = []
@@ -308,10 +314,10 @@ class GreedyHeadSearch:
         tail_errors = [None] * len(distinct)
         for i, tail in enumerate(distinct):
             try:
-                pos, neg = self.draw_pairs(tail, n * occurrences[i], rng, covered)
+                pos, neg = self._pair_arrays(tail, n * occurrences[tail], rng, covered)
             except SamplingError as exc:
                 tail_errors[i] = exc
-                pos, neg = [], []
+                pos = neg = np.empty(0, dtype=np.int32)
             role, positives = self._cached_roles(tail, covered)
             roles[i] = role
             n_positive[i] = positives.size
@@ -319,17 +325,19 @@ class GreedyHeadSearch:
                 cand_parts.append(self._candidates(positives, None, None))
             else:
                 cand_parts.append(np.empty(0, dtype=np.int32))
-            job_tail.extend([i] * len(pos))
-            job_pos.extend(-1 if p is None else p for p in pos)
-            job_neg.extend(-1 if q is None else q for q in neg)
+            job_tail.append(np.full(pos.size, i, dtype=np.int32))
+            job_pos.append(pos)
+            job_neg.append(neg)
         tails_order = distinct
         cand_indptr = np.zeros(len(tails_order) + 1, dtype=np.int64)
         cand_indptr[1:] = np.cumsum([c.size for c in cand_parts])
         cand_ids = (np.concatenate(cand_parts).astype(np.int32) if cand_parts
                     else np.empty(0, dtype=np.int32))
         f_idx, r_idx = data.feature_records, data.record_features
-        jobs = (np.asarray(job_tail, dtype=np.int32), np.asarray(job_pos, dtype=np.int32),
-                np.asarray(job_neg, dtype=np.int32))
+        job_tail = np.concatenate(job_tail) if job_tail else np.empty(0, dtype=np.int32)
+        jobs = (job_tail, np.concatenate(job_pos).astype(np.int32, copy=False) if job_pos
+                else np.empty(0, dtype=np.int32),
+                np.concatenate(job_neg).astype(np.int32, copy=False) if job_neg else np.empty(0, dtype=np.int32))
         max_length = -1 if self.max_head_length is None else self.max_head_length
         if self._memo is not None:
             roots = np.asarray([self._roots.get(t, -1) for t in distinct], dtype=np.int32)
@@ -350,9 +358,10 @@ class GreedyHeadSearch:
         # Hand each occurrence of a tail its own n consecutive searches.
         ids_list = ids.tolist()
         indptr = indptr.tolist()
-        job_start = {}
-        for j, i in enumerate(job_tail):
-            job_start.setdefault(i, j)
+        # Jobs are grouped by tail slot, in slot order: slot i starts after all earlier slots' jobs.
+        counts = np.bincount(job_tail, minlength=len(distinct))
+        starts = (np.cumsum(counts) - counts).tolist()
+        job_start = {i: starts[i] for i in range(len(distinct)) if counts[i]}
         used = [0] * len(distinct)
         out, errors = [], []
         for tail in tails:

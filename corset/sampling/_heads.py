@@ -68,6 +68,10 @@ _STATUS_MESSAGES = {
 _NO_MAXIMUM = int(np.iinfo(np.int64).max)
 
 
+_CACHE_BYTES = 64 * 2**20
+"""Memory for the per-tail proposals kept by default (see ``HeadSampler``'s ``cache_size``)."""
+
+
 def _csr_positions(indptr, rows):
     """Positions in a CSR ``ids`` array of the entries of ``rows`` (concatenated)."""
     starts = indptr[rows]
@@ -105,8 +109,12 @@ class HeadSampler:
         are derived for these bounds.
     max_proposals : int, default=10_000_000
         Proposals examined for one pair before :class:`ProposalLimitError`.
-    cache_size : int, default=256
-        Number of tails whose proposal is kept.
+    cache_size : int or None, default=None
+        Number of tails whose proposal is kept (least recently used dropped
+        first).  None: as many as fit in about 64 MB (a proposal holds a few
+        arrays over the records, about 32 bytes per record), at least 256;
+        label spaces with thousands of tails (CAL500) otherwise rebuild
+        proposals over and over.
 
     Attributes
     ----------
@@ -129,7 +137,7 @@ class HeadSampler:
     """
 
     def __init__(self, data, *, method="cftp", proposal="paper", min_head_length=1,
-                 max_head_length=None, max_proposals=DEFAULT_MAX_PROPOSALS, cache_size=256,
+                 max_head_length=None, max_proposals=DEFAULT_MAX_PROPOSALS, cache_size=None,
                  _mutation=None):
         self.data = check_data(data)
         if method not in METHODS:
@@ -142,6 +150,8 @@ class HeadSampler:
         self.proposal = proposal
         self.min_head_length, self.max_head_length = check_head_lengths(min_head_length, max_head_length)
         self.max_proposals = check_positive_int(max_proposals, "max_proposals", minimum=1)
+        if cache_size is None:
+            cache_size = max(256, _CACHE_BYTES // (32 * max(self.data.n_records, 1)))
         self.cache_size = check_positive_int(cache_size, "cache_size", minimum=1)
         self._mutation = _mutation
         self._cache = new_tail_cache()
