@@ -11,12 +11,8 @@ parameters and ``random_state=0``:
 
 Each dataset is fitted once in ``setup_cache`` (the fitted models, their test
 micro-F1 and sizes are pickled by asv and shared by every benchmark of the
-class); the ``track_`` functions only read them.
-
-The defaults are used as they are, except that a default tail space
-("interpretable") that raises ``NotImplementedError`` falls back to
-``tail_space="full"`` (recorded in the cache and used by ``time_fit`` too,
-so that timed and tracked fits are the same fit).
+class); the ``track_`` functions only read them.  The defaults are used as
+they are.
 """
 from .common import SEED, binarized_benchmark, require_data
 
@@ -30,19 +26,11 @@ def _micro_f1(Y_true, Y_pred):
 
 
 def fit_default(X, Y):
-    """``(model, kwargs)``: the default classifier fitted on (X, Y), seed ``SEED``.
-
-    Falls back to ``tail_space="full"`` only when the default raises
-    ``NotImplementedError``.
-    """
+    """``(model, kwargs)``: the default classifier fitted on (X, Y), seed ``SEED``."""
     from corset.model import CorsetClassifier
 
     kwargs = {"random_state": SEED}
-    try:
-        return CorsetClassifier(**kwargs).fit(X, Y), kwargs
-    except NotImplementedError:
-        kwargs = {"random_state": SEED, "tail_space": "full"}
-        return CorsetClassifier(**kwargs).fit(X, Y), kwargs
+    return CorsetClassifier(**kwargs).fit(X, Y), kwargs
 
 
 class CorsetClassifierBenchmarks:
@@ -50,8 +38,8 @@ class CorsetClassifierBenchmarks:
 
     params = DATASETS
     param_names = ["dataset"]
-    # setup_cache fits all four datasets (bibtex and enron took 10-35 s each
-    # when this was written); each timed fit is one call, a few samples.
+    # setup_cache fits all four datasets (a few seconds in all); each timed
+    # fit is one call, a few samples.
     timeout = 1800
     number = 1
     repeat = (1, 5, 60.0)
