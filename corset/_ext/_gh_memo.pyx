@@ -261,6 +261,7 @@ cdef struct Search:
     double best_allowed
     int64_t pos_key      # candidate source: D+'s record id, or n_records + tail slot (deterministic)
     int64_t neg_key      # D-'s record id, or -1 (no D-, or candidates="positive")
+    bint all_present     # every candidate occurs in D[H] (seeded by D+, which is in D[H])
 
 
 cdef struct Choice:
@@ -288,12 +289,14 @@ cdef Choice _choose_from_node(const Entry* entries, Py_ssize_t n_e, bint complet
         if _is_candidate(entries[i].feature, s, w):
             found = i
             break
-    if found >= 0 and entries[found].gain > -phi:
+    if found >= 0 and (entries[found].gain > -phi or s.all_present):
+        # With a seed record D+ every candidate is in a record of D[H] (D+
+        # itself), so no absent candidate can tie or win.
         pass
     elif not complete:
         need_counting[0] = True
         return c
-    elif not root:
+    elif not root and not s.all_present:
         # Candidates absent from every record of D[H] gain 0 - phi; the smallest such id.
         w.present_token += 1
         for i in range(n_e):
@@ -493,6 +496,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
         searches[j].best_allowed = 0.0
         searches[j].pos_key = job_pos[j] if job_pos[j] >= 0 else n_records + job_tail[j]
         searches[j].neg_key = job_neg[j] if (difference and job_pos[j] >= 0 and job_neg[j] >= 0) else -1
+        searches[j].all_present = job_pos[j] >= 0
 
     # Requests of a round: distinct (node, feature) children to build, or nodes to complete.
     cdef vector[index_t] need_node, need_feature, need_slot
