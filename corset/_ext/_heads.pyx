@@ -487,3 +487,48 @@ def sample(PairSampler sampler, const uint64_t[::1] seeds, int method, bint draw
         free(flags)
         free(work)
     return status, failed_at, pos_index, neg_index, n_trials, n_steps, head_indptr, head_ids[:filled]
+
+
+def sample_pairs_batch(list samplers, const int64_t[::1] seed_indptr, const uint64_t[::1] seeds, int method):
+    """Pairs (D+, D-) for several tails in one call: sampler i gets the seeds
+    ``seeds[seed_indptr[i]:seed_indptr[i + 1]]``, one pair each (``method``:
+    0 CFTP, 1 rejection sampling), the same pairs as :func:`sample` would draw.
+
+    Returns ``(status, pos_records, neg_records)``: per sampler a HEADS_*
+    code (its pairs are meaningless unless HEADS_OK), and per seed the
+    record ids of D+ and D-.
+    """
+    cdef Py_ssize_t n_samplers = len(samplers), i, h
+    cdef Py_ssize_t i_pos = 0, i_neg = 0
+    cdef PairStats stats
+    cdef PairSampler sampler
+    cdef int st
+    for i in range(n_samplers):
+        if not isinstance(samplers[i], PairSampler):
+            raise TypeError(f"samplers[{i}] is not a PairSampler")
+    cdef const PairProposal** proposals = <const PairProposal**> malloc(max(n_samplers, 1) * sizeof(PairProposal*))
+    if proposals == NULL:
+        raise MemoryError("sample_pairs_batch: could not allocate")
+    for i in range(n_samplers):
+        sampler = samplers[i]
+        proposals[i] = &sampler.c
+    status = np.zeros(n_samplers, dtype=np.int32)
+    pos_records = np.zeros(seeds.shape[0], dtype=np.int32)
+    neg_records = np.zeros(seeds.shape[0], dtype=np.int32)
+    cdef int[::1] vstatus = status
+    cdef index_t[::1] vpos = pos_records
+    cdef index_t[::1] vneg = neg_records
+    with nogil:
+        for i in range(n_samplers):
+            for h in range(seed_indptr[i], seed_indptr[i + 1]):
+                if method == 0:
+                    st = cftp_pair(proposals[i], seeds[h], &i_pos, &i_neg, &stats)
+                else:
+                    st = rejection_pair(proposals[i], seeds[h], &i_pos, &i_neg, &stats)
+                if st != HEADS_OK:
+                    vstatus[i] = st
+                    break
+                vpos[h] = proposals[i].pos_records[i_pos]
+                vneg[h] = proposals[i].neg_records[i_neg]
+    free(proposals)
+    return status, pos_records, neg_records

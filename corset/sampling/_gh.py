@@ -312,12 +312,20 @@ class GreedyHeadSearch:
         cand_parts = []
         job_tail, job_pos, job_neg = [], [], []
         tail_errors = [None] * len(distinct)
+        if self.seed == "paper":
+            # Every tail's CFTP/rejection pairs in one compiled call (the same draws).
+            batch, batch_errors = self._pair_sampler.sample_pairs_many(
+                distinct, [n * occurrences[t] for t in distinct], rng)
         for i, tail in enumerate(distinct):
-            try:
-                pos, neg = self._pair_arrays(tail, n * occurrences[tail], rng, covered)
-            except SamplingError as exc:
-                tail_errors[i] = exc
-                pos = neg = np.empty(0, dtype=np.int32)
+            if self.seed == "paper":
+                tail_errors[i] = batch_errors[i]
+                pos, neg = batch[i] if batch[i] is not None else (np.empty(0, dtype=np.int32),) * 2
+            else:
+                try:
+                    pos, neg = self._pair_arrays(tail, n * occurrences[tail], rng, covered)
+                except SamplingError as exc:
+                    tail_errors[i] = exc
+                    pos = neg = np.empty(0, dtype=np.int32)
             role, positives = self._cached_roles(tail, covered)
             roles[i] = role
             n_positive[i] = positives.size

@@ -271,6 +271,52 @@ class HeadSampler:
         records = sampler.arrays
         return np.asarray(records[0])[pos], np.asarray(records[3])[neg]
 
+    def sample_pairs_many(self, tails, counts, random_state=None):
+        """``counts[i]`` pairs ∝ w for each tail of ``tails``, in one compiled call.
+
+        The same pairs as calling :meth:`sample_pairs` tail by tail with the
+        same ``random_state`` (seeds are drawn tail by tail; a tail whose
+        proposal cannot be built draws none).
+
+        Returns
+        -------
+        pairs : list of (ndarray, ndarray) or None
+            Per tail, the record ids of D+ and D- (int32), or None on error.
+        errors : list of (SamplingError or None)
+            Per tail, the error of its proposal or of its draws
+            (:class:`ProposalLimitError` when ``max_proposals`` was reached).
+        """
+        rng = check_seed(random_state)
+        samplers, seed_parts, slots = [], [], []
+        errors = [None] * len(tails)
+        for i, (tail, n) in enumerate(zip(tails, counts)):
+            n = check_n(n)
+            try:
+                sampler = self.pair_sampler(tail)
+            except SamplingError as exc:
+                errors[i] = exc
+                continue
+            samplers.append(sampler)
+            seed_parts.append(draw_seeds(rng, n))
+            slots.append(i)
+        indptr = np.zeros(len(samplers) + 1, dtype=np.int64)
+        indptr[1:] = np.cumsum([part.size for part in seed_parts])
+        seeds = np.concatenate(seed_parts) if seed_parts else np.empty(0, dtype=np.uint64)
+        status, pos, neg = _heads.sample_pairs_batch(samplers, indptr, seeds, METHODS[self.method])
+        pairs = [None] * len(tails)
+        for k, i in enumerate(slots):
+            if status[k] == 1:
+                errors[i] = ProposalLimitError(
+                    f"tail {tuple(check_tail(tails[i], self.data).tolist())}: no pair accepted after "
+                    f"max_proposals={self.max_proposals} proposals (proposal={self.proposal!r}); the "
+                    "expected number is Z̄/Z, see corset.sampling.log_proposal_ratio")
+            elif status[k] != 0:
+                errors[i] = SamplingError(_STATUS_MESSAGES.get(int(status[k]),
+                                                               f"head-sampling kernel status {status[k]}"))
+            else:
+                pairs[i] = (pos[indptr[k]:indptr[k + 1]], neg[indptr[k]:indptr[k + 1]])
+        return pairs, errors
+
     def draw_pair(self, tail, random_state=None):
         """One pair (D+, D-) ∝ w, as two record ids: the seed pair of CORSET-GH."""
         pos, neg = self.sample_pairs(tail, 1, random_state)
