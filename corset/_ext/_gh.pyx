@@ -357,11 +357,7 @@ def greedy_heads(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
     cdef ptr_t[::1] off = offsets
     lengths = np.zeros(max(n_jobs, 1), dtype=np.intp)
     cdef Py_ssize_t[::1] length_v = lengths
-    for j in range(n_jobs):
-        if job_pos[j] >= 0:
-            off[j + 1] = off[j] + (r_indptr[job_pos[j] + 1] - r_indptr[job_pos[j]])
-        else:
-            off[j + 1] = off[j] + (cand_indptr[job_tail[j] + 1] - cand_indptr[job_tail[j]])
+    job_candidate_offsets(job_tail, job_pos, r_indptr, cand_indptr, off)
     buffer = np.empty(max(off[n_jobs], 1), dtype=np.int32)
     cdef index_t[::1] buf = buffer
     cdef const index_t* f_ids_p = &f_ids[0] if f_ids.shape[0] > 0 else NULL
@@ -396,17 +392,8 @@ def greedy_heads(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
         indptr_v[j + 1] = indptr_v[j] + length_v[j]
     ids = np.empty(indptr_v[n_jobs], dtype=np.int32)
     cdef index_t[::1] ids_v = ids
-    cdef Py_ssize_t a, b, c, k
-    cdef index_t v
     with nogil:
         for j in range(n_jobs):
-            a = indptr_v[j]
-            for c in range(length_v[j]):
-                # Insertion sort while copying: heads are short.
-                v = buf[off[j] + c]
-                k = a + c
-                while k > a and ids_v[k - 1] > v:
-                    ids_v[k] = ids_v[k - 1]
-                    k -= 1
-                ids_v[k] = v
+            if length_v[j]:
+                copy_sorted(&buf[off[j]], length_v[j], &ids_v[indptr_v[j]])
     return indptr, ids

@@ -37,6 +37,7 @@ from libcpp.vector cimport vector
 
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
 from corset._ext._intersect cimport support_into_ptr
+from corset._ext._gh cimport copy_sorted, job_candidate_offsets
 
 cdef extern from *:
     """
@@ -438,11 +439,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     # Candidates of each job: F_{D+} (minus F_{D-} through the stamps), or the tail's list.
     cand_off = np.zeros(n_jobs + 1, dtype=np.int64)
     cdef ptr_t[::1] coff = cand_off
-    for j in range(n_jobs):
-        if job_pos[j] >= 0:
-            coff[j + 1] = coff[j] + (r_indptr[job_pos[j] + 1] - r_indptr[job_pos[j]])
-        else:
-            coff[j + 1] = coff[j] + (cand_indptr[job_tail[j] + 1] - cand_indptr[job_tail[j]])
+    job_candidate_offsets(job_tail, job_pos, r_indptr, cand_indptr, coff)
     cand_buf = np.empty(max(coff[n_jobs], 1), dtype=np.int32)
     visited_buf = np.empty(max(coff[n_jobs], 1), dtype=np.int32)
     scores_buf = np.empty(max(coff[n_jobs], 1), dtype=np.float64)
@@ -621,15 +618,8 @@ def greedy_heads_memo(GreedyHeadMemo memo,
         out_ids = ids
         with nogil:
             for j in range(n_jobs):
-                a = out_indptr[j]
-                for i in range(out_indptr[j + 1] - a):
-                    # Insertion sort while copying: heads are short.
-                    f = visited_v[coff[j] + i]
-                    k = a + i
-                    while k > a and out_ids[k - 1] > f:
-                        out_ids[k] = out_ids[k - 1]
-                        k -= 1
-                    out_ids[k] = f
+                if out_indptr[j + 1] > out_indptr[j]:
+                    copy_sorted(&visited_v[coff[j]], out_indptr[j + 1] - out_indptr[j], &out_ids[out_indptr[j]])
         return indptr, ids
     finally:
         for i in range(need_items.size()):
