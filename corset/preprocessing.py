@@ -174,20 +174,20 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     ----------
     n_features_in_ : int
         Number of input columns seen in fit.
-    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    feature_names_in_ : ndarray of str, shape (``n_features_in_``,)
         Column names seen in fit; only defined when ``X`` was a DataFrame
         with string column names.
-    feature_kinds_ : ndarray of str, shape (n_features_in_,)
+    feature_kinds_ : ndarray of str, shape (``n_features_in_``,)
         ``"threshold"``, ``"binary"`` or ``"one-hot"`` for each input column.
-    thresholds_ : ndarray of float64, shape (n_features_in_,)
+    thresholds_ : ndarray of float64, shape (``n_features_in_``,)
         The fitted percentile of each ``"threshold"`` column; NaN for the
         ``"binary"`` and ``"one-hot"`` columns.
-    categories_ : list of (ndarray or None), length n_features_in_
+    categories_ : list of (ndarray or None), length ``n_features_in_``
         For each ``"one-hot"`` column, the values (as they appear in ``X``)
         that get an output column, in output order; None for other columns.
     n_features_out_ : int
         Number of output columns.
-    positive_rate_ : ndarray of float64, shape (n_features_out_,)
+    positive_rate_ : ndarray of float64, shape (``n_features_out_``,)
         Share of training records for which each output column is 1.
     constant_features_ : ndarray of str
         Names (as ``get_feature_names_out()`` gives them) of the output

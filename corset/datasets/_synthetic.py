@@ -75,8 +75,10 @@ def make_rule_data(n_records=1000, n_features=100, n_labels=100, n_rules=None, r
     data : sklearn.utils.Bunch
         With fields
 
-        X : scipy.sparse.csr_array of uint8, shape (n_records, n_features)
-        Y : scipy.sparse.csr_array of uint8, shape (n_records, n_labels)
+        X : scipy.sparse.csr_array of uint8
+            Shape (n_records, n_features).
+        Y : scipy.sparse.csr_array of uint8
+            Shape (n_records, n_labels).
         rules : list of (head, tail)
             The generating rules: sorted tuples of feature ids and of label
             ids, ``rule_length`` of each.

@@ -124,7 +124,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     second_round : bool, default=False
         Run Algorithm 1's second greedy round and keep the better rule set.
     min_support : int, default=2
-        Candidate rules matched by fewer training records (|D[R]|) are not
+        Candidate rules matched by fewer training records (``|D[R]|``) are not
         selected (see :func:`corset.selection.greedy_selection`): by default
         no rule rests on a single record (see Notes).
     default_rule : bool, default=True

@@ -21,13 +21,13 @@ class Rule:
     head_names, tail_names : tuple of str
         The features' and labels' names.
     support : int
-        |D[H]|: training records the rule fires on.
+        ``|D[H]|``: training records the rule fires on.
     n_matched : int
-        |D[R]| = |D[H] ∩ D[T]|: training records it fires on that carry every label of T.
+        ``|D[R]| = |D[H] ∩ D[T]|``: training records it fires on that carry every label of T.
     precision : float
-        P_R = |D[R]| / |D[H]| (0 when the head matches no training record).
+        ``P_R = |D[R]| / |D[H]|`` (0 when the head matches no training record).
     base_rate : float
-        P_D = |D[T]| / |D|.
+        ``P_D = |D[T]| / |D|``.
     adjusted_accuracy : float
         a(R) of eq. disc: KL(Bern(P_R) ‖ Bern(P_D)) when P_R > P_D, else 0.
     uncovered_area : int
@@ -38,7 +38,7 @@ class Rule:
     position : int
         0-based order of selection.
     label_precision : tuple of float
-        For each label k of the tail, |D[H] ∩ D[{k}]| / |D[H]|: how often the
+        For each label k of the tail, ``|D[H] ∩ D[{k}]| / |D[H]|``: how often the
         label is right when the rule fires (>= ``precision``).
     """
 

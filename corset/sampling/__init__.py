@@ -214,7 +214,7 @@ def sample_heads(X, Y, tail, n, *, method="cftp", proposal="paper", min_head_len
     proposal : {"paper", "boley"}, default="paper"
         The proposal distribution of the pair stage (see :class:`HeadSampler`).
     min_head_length, max_head_length : int, default=1 and None
-        Bounds on |H| (None: no maximum).
+        Bounds on ``|H|`` (None: no maximum).
     random_state : None, int or RandomState
         Same int, same heads.
     **options

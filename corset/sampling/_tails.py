@@ -112,7 +112,7 @@ class TailSampler:
 
     @property
     def n_uncovered(self):
-        """|U_D| per record (a copy)."""
+        """``|U_D|`` per record (a copy)."""
         return self._n_uncovered.copy()
 
     @property
@@ -121,7 +121,7 @@ class TailSampler:
         return self._covered.astype(bool)
 
     def record_log2_weights(self):
-        """log2 of each record's weight |U_D| 2^(|L_D| - 1) (eq. wgtRD); -inf for weight 0."""
+        """log2 of each record's weight ``|U_D| 2^(|L_D| - 1)`` (eq. wgtRD); -inf for weight 0."""
         with np.errstate(divide="ignore"):
             return np.log2(self._n_uncovered.astype(np.float64)) + (self._n_labels - 1)
 

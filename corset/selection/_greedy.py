@@ -362,7 +362,7 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
         predicting only false positives.  True restores the bare arg max.
     min_support : int, default=1
         Candidates matched by fewer than this many training records
-        (|D[R]| < min_support) are not selected (1: every rule with a
+        (``|D[R]| < min_support``) are not selected (1: every rule with a
         non-empty coverage is eligible).  A rule matched by one record has
         precision 1 by construction and, late in the selection, a Jaccard
         distance near 1 to every chosen rule, so max-sum diversification
@@ -385,7 +385,7 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     that diversity can follow), or c ≤ τ.  Ties are broken by the lowest
     index in the de-duplicated pool.
 
-    Cost of one round-1 step with a pool of M candidates and |ℛ| chosen
+    Cost of one round-1 step with a pool of M candidates and ``|ℛ|`` chosen
     rules: computing D[R] for the pool (one intersection per candidate over
     the inverted index), ``O(Σ_R |D[R]|·(|T| + |L_D|))`` for the uncovered
     areas, and ``O(M·|ℛ|)`` Jaccard distances (a tail intersection, and a
