@@ -345,5 +345,11 @@ def test_default_rule_counts_against_the_budget():
     for n_rules in (1, 2, 3):
         clf = CorsetClassifier(random_state=0, **dict(FAST, n_rules=n_rules)).fit(X, Y)
         assert len(clf.rules_) <= n_rules
+        if n_rules == 1:
+            # No room for both: the selection keeps its one rule, no default rule.
+            assert len(clf.selection_.rules) <= 1 and all(r.head for r in clf.rules_)
+        else:
+            # The selection got n_rules - 1; the default rule comes last.
+            assert len(clf.selection_.rules) <= n_rules - 1 and clf.rules_[-1].head == ()
     with pytest.raises(TypeError, match="default_rule"):
         CorsetClassifier(default_rule="yes").fit(X, Y)

@@ -63,8 +63,8 @@ def test_memo_follows_changing_roles(global_random_seed):
 
 def test_memo_cap_drops_the_tree_and_stays_exact():
     data, tails = _data(11)
-    memo = GreedyHeadSearch(data, seed="uniform", memo_max_entries=1)
-    plain = GreedyHeadSearch(data, seed="uniform", memo=False)
+    memo = GreedyHeadSearch(data, seed="uniform", memo_max_entries=1, max_head_length=3)
+    plain = GreedyHeadSearch(data, seed="uniform", memo=False, max_head_length=3)
     for call in range(3):
         assert memo.sample_many(tails, 4, random_state=call) == plain.sample_many(tails, 4, random_state=call)
         assert memo._memo.n_entries == 0 and memo._roots == {}
@@ -84,8 +84,39 @@ def test_memo_is_used_on_real_sized_pools_and_counts_nodes():
     assert set(memo._roots) == {(0,), (1,), (2, 3)}
 
 
-def test_normalised_gain_does_not_use_the_memo():
+def test_memo_only_for_short_unnormalised_heads():
+    from corset.sampling._gh import MEMO_MAX_HEAD_LENGTH
+
     data, _ = _data(3)
-    assert GreedyHeadSearch(data, normalise=True)._memo is None
-    assert GreedyHeadSearch(data, memo=False)._memo is None
-    assert GreedyHeadSearch(data)._memo is not None
+    assert GreedyHeadSearch(data, max_head_length=3)._memo is not None
+    assert GreedyHeadSearch(data, max_head_length=MEMO_MAX_HEAD_LENGTH)._memo is not None
+    assert GreedyHeadSearch(data, max_head_length=MEMO_MAX_HEAD_LENGTH + 1)._memo is None
+    assert GreedyHeadSearch(data)._memo is None  # no maximum: deep searches, plain kernel
+    assert GreedyHeadSearch(data, normalise=True, max_head_length=3)._memo is None
+    assert GreedyHeadSearch(data, memo=False, max_head_length=3)._memo is None
+
+
+def test_huge_max_head_length_in_the_memo_kernel():
+    """The kernel clamps the maximum to n_features instead of allocating for it."""
+    data, tails = _data(5)
+    memo, plain = _pair(data, 32, seed="uniform", max_head_length=2**40)
+    assert memo.sample_many(tails, 4, random_state=0) == plain.sample_many(tails, 4, random_state=0)
+
+
+def test_pickled_search_starts_with_an_empty_memo():
+    import pickle
+
+    data, tails = _data(7)
+    search = GreedyHeadSearch(data, seed="uniform", max_head_length=3)
+    first = search.sample_many(tails, 5, random_state=0)
+    assert search._memo.n_nodes > 0
+    copy = pickle.loads(pickle.dumps(search))
+    assert copy._memo.n_nodes == 0 and copy._roots == {}
+    assert copy.sample_many(tails, 5, random_state=0) == first
+    assert search.sample_many(tails, 5, random_state=0) == first
+
+
+def test_pair_method_is_checked():
+    data, _ = _data(3)
+    with pytest.raises(ValueError, match="pair_method"):
+        GreedyHeadSearch(data, seed="uniform", pair_method="bogus")

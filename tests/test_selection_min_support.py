@@ -35,3 +35,17 @@ def test_min_support_is_checked():
     data = BinaryData(np.eye(4, dtype=np.uint8), np.eye(4, dtype=np.uint8))
     with pytest.raises(ValueError, match="min_support"):
         greedy_selection(data, lambda rules: [((0,), (0,))], min_support=0)
+
+
+@pytest.mark.parametrize("min_support", [2, 4])
+def test_select_rules_min_support_matches_filtered_pool(global_random_seed, min_support):
+    from corset.selection import select_rules
+
+    rng = np.random.RandomState(global_random_seed + 50)
+    X, Y = rng.rand(60, 8) < 0.35, rng.rand(60, 4) < 0.4
+    data = BinaryData(X, Y)
+    pool = _pool(rng, data)
+    counts = rule_statistics(data, pool).rule_counts
+    kept = [r for r, c in zip(pool, counts) if c >= min_support]
+    options = dict(n_rules=6, lam=0.3, quality="submodular", tol=None)
+    assert select_rules(X, Y, pool, min_support=min_support, **options).rules == select_rules(X, Y, kept, **options).rules

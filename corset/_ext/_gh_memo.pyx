@@ -82,14 +82,22 @@ cdef class GreedyHeadMemo:
         Sizes of the data set the searches run on.
     gamma : float
         The weight of negative support (every node's gains use it).
-    top_k : int, default=64
+    top_k : int, default=32
         Entries kept per non-root node.
 
     Notes
     -----
     Python code maps each tail to its root node (:func:`greedy_heads_memo`
     builds roots on demand and returns their ids); whoever changes the roles
-    of a tail's records must drop its root (or :meth:`clear` the memo).
+    of a tail's records must drop its root (or :meth:`clear` the memo).  After
+    a MemoryError the memo may be inconsistent: clear it.  A pickled or copied
+    memo is empty.
+
+    The memo pays off when heads are short: a node's support is recomputed
+    from its whole path, so searches thousands of features deep (no maximum
+    head length, wide records) are much slower than the plain kernel;
+    :class:`corset.sampling._gh.GreedyHeadSearch` uses it only for bounded
+    heads.
     """
     cdef vector[Entry] entries
     cdef vector[ptr_t] node_start
@@ -113,6 +121,10 @@ cdef class GreedyHeadMemo:
         self.gamma = gamma
         self.top_k = max(top_k, 1)
         self.n_upgrades = 0
+
+    def __reduce__(self):
+        # Pickles and copies are empty (a cache): whoever holds root ids must drop them too.
+        return (GreedyHeadMemo, (self.n_features, self.n_records, self.gamma, self.top_k))
 
     def clear(self):
         """Forget every node (the caller must forget its root ids too)."""
@@ -412,8 +424,8 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     cdef const index_t* r_ids_p = &r_ids[0] if r_ids.shape[0] > 0 else NULL
     if n_jobs == 0:
         return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int32)
-    if max_length < 0:
-        max_length = n_features
+    if max_length < 0 or max_length > n_features:
+        max_length = n_features   # a head has at most n_features features
 
     # Roots: phi(∅) = 0; every feature that occurs, from the tail's first counts, all kept.
     for t in range(n_slots):
@@ -433,8 +445,10 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                     items[n_items].n_support = <int32_t> (f_indptr[f + 1] - f_indptr[f])
                     n_items += 1
             top_entries(items, n_items, n_items)
-        roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items)
-        free(items)
+        try:
+            roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items)
+        finally:
+            free(items)
 
     # Candidates of each job: F_{D+} (minus F_{D-} through the stamps), or the tail's list.
     cand_off = np.zeros(n_jobs + 1, dtype=np.int64)
@@ -534,7 +548,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                              &visited_v[0] + coff[j], &scores_v[0] + coff[j],
                              min_length, epsilon, n_positive[job_tail[j]], &ws[tid])
 
-            # 2. Distinct requests: key (node, feature) for a child, (node, 2^32 - 1) to complete it.
+            # 2. Distinct requests: key (node, feature) for a child, (node, -2 as uint32) to complete it.
             need_node.clear()
             need_feature.clear()
             need_slot.clear()

@@ -38,7 +38,7 @@ PAPER-NOTES), each a documented parameter:
     among those of allowed length.  With ``seed="paper"`` the pair is drawn
     ∝ w for the same bounds (note 9).
 
-A tail with no negative record: with ``seed="paper"`` the CFTP sampler raises
+A tail with no negative record: with ``seed="paper"`` the pair sampler raises
 :class:`~corset.sampling.NoNegativeRecordsError` (the candidate generator
 skips such a tail); with the other seeds D− is taken as empty (F' = F_{D+})
 and phi reduces to the positive support.  A seed pair with F_{D+} ⊆ F_{D−},
@@ -56,6 +56,9 @@ from ._errors import SamplingError
 
 _SEEDS = ("paper", "uniform", "uncovered", "deterministic")
 _CANDIDATES = ("difference", "positive")
+_PAIR_METHODS = ("cftp", "rejection")
+MEMO_MAX_HEAD_LENGTH = 10
+"""Longest maximum head length for which the searches go through the memo (see ``memo``)."""
 
 
 class GreedyHeadSearch:
@@ -74,13 +77,18 @@ class GreedyHeadSearch:
     uncovered : bool, default=False
     min_head_length, max_head_length : int, default=1 and None
     proposal : {"paper", "boley"}, default="paper"
-        Proposal of the CFTP pair sampler (``seed="paper"`` only).
+        Proposal of the pair sampler (``seed="paper"`` only).
     max_proposals : int, optional
-        Cap of the CFTP pair sampler (``seed="paper"`` only).
+        Cap of the pair sampler (``seed="paper"`` only).
     memo : bool, default=True
         Run the searches of :meth:`sample_many` through
         :class:`corset._ext._gh_memo.GreedyHeadMemo`, a search tree per tail
-        kept across calls (identical heads; not used with ``normalise``).
+        kept across calls (identical heads).  Used only for the unnormalised
+        gain and heads of at most ``MEMO_MAX_HEAD_LENGTH`` (10) features: a
+        node's support is recomputed from its whole path, so very deep
+        searches are faster with the plain kernel (on enron, with no maximum
+        head length, the memo was about 30 times slower; with 3 to 10 it is
+        1 to 4 times faster).
     pair_method : {"cftp", "rejection"}, default="cftp"
         How the seed pairs of ``seed="paper"`` are drawn ∝ w: coupling from
         the past (the paper) or rejection sampling from the same proposal;
@@ -88,7 +96,8 @@ class GreedyHeadSearch:
         rejection needs about 5 times fewer proposals.
     memo_max_entries : int, default=4_000_000
         The tree is dropped and rebuilt on demand once it holds more entries
-        than this (about 32 bytes each).
+        than this (32 bytes each), checked after each call of
+        :meth:`sample_many` (one call can go past it).
 
     Examples
     --------
@@ -116,6 +125,8 @@ class GreedyHeadSearch:
             raise ValueError(f"candidates must be one of {_CANDIDATES}; got {candidates!r}")
         if seed not in _SEEDS:
             raise ValueError(f"seed must be one of {_SEEDS}; got {seed!r}")
+        if pair_method not in _PAIR_METHODS:
+            raise ValueError(f"pair_method must be one of {_PAIR_METHODS}; got {pair_method!r}")
         self.data = data
         self.gamma = float(gamma)
         self.epsilon = float(epsilon)
@@ -135,9 +146,16 @@ class GreedyHeadSearch:
         self._role_cache = {}
         self._record_of_entry = None
         self.memo_max_entries = int(memo_max_entries)
-        self._memo = (_gh_memo.GreedyHeadMemo(data.n_features, data.n_records, self.gamma)
-                      if memo and not self.normalise else None)
+        use_memo = (memo and not self.normalise and self.max_head_length is not None
+                    and self.max_head_length <= MEMO_MAX_HEAD_LENGTH)
+        self._memo = _gh_memo.GreedyHeadMemo(data.n_features, data.n_records, self.gamma) if use_memo else None
         self._roots = {}
+
+    def __getstate__(self):
+        # The memo pickles empty (a cache); its root ids go with it.
+        state = self.__dict__.copy()
+        state["_roots"] = {}
+        return state
 
     def update_rules(self, rules):
         """The rules selected so far (for ``uncovered`` and ``seed="uncovered"``)."""
@@ -350,10 +368,14 @@ class GreedyHeadSearch:
         if self._memo is not None:
             roots = np.asarray([self._roots.get(t, -1) for t in distinct], dtype=np.int32)
             first_counts = self._first_counts(roles, np.flatnonzero(roots < 0))
-            indptr, ids = _gh_memo.greedy_heads_memo(
-                self._memo, f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles,
-                n_positive, first_counts, roots, *jobs, self.epsilon, self.candidates == "difference",
-                self.min_head_length, max_length, int(n_threads))
+            try:
+                indptr, ids = _gh_memo.greedy_heads_memo(
+                    self._memo, f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles,
+                    n_positive, first_counts, roots, *jobs, self.epsilon, self.candidates == "difference",
+                    self.min_head_length, max_length, int(n_threads))
+            except MemoryError:
+                self._forget_memo()  # a half-added node leaves the memo inconsistent
+                raise
             self._roots.update(zip(distinct, roots.tolist()))
             if self._memo.n_entries > self.memo_max_entries:
                 self._forget_memo()

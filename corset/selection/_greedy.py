@@ -451,7 +451,7 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
 
 
 def select_rules(X, Y, candidates, *, n_rules=150, lam=1.0, quality="paper", tol=0.0, keep_stopping_rule=True,
-                 allow_empty_coverage=False, callback=None):
+                 allow_empty_coverage=False, callback=None, min_support=1):
     """Greedy selection of rules from a fixed candidate pool (Algorithm 1 on one pool).
 
     The standalone entry point: no sampler involved.  Every step considers
@@ -472,7 +472,7 @@ def select_rules(X, Y, candidates, *, n_rules=150, lam=1.0, quality="paper", tol
     candidates : sequence of (head, tail)
         The pool: heads are feature ids, tails label ids, both non-empty.
         Repeated rules are considered once (first occurrence).
-    n_rules, lam, quality, tol, keep_stopping_rule, allow_empty_coverage, callback
+    n_rules, lam, quality, tol, keep_stopping_rule, allow_empty_coverage, callback, min_support
         As in :func:`greedy_selection`.
 
     Returns
@@ -513,13 +513,14 @@ def select_rules(X, Y, candidates, *, n_rules=150, lam=1.0, quality="paper", tol
         data = BinaryData(X, Y)
     _check_labels(data)
     n_rules, lam, quality, tol = _check_common(n_rules, lam, quality, tol, callback)
+    min_support = check_positive_int(min_support, "min_support", minimum=1)
     canonical, arrays, first_index = check_rules(candidates, data.n_features, data.n_labels, name="candidates",
                                                  deduplicate=True)
     stats = _statistics_from_csr(data, canonical, arrays)
     state, reason = _fixed_pool_greedy(
         data, stats, budget=n_rules, lam=lam, submodular=quality == "submodular", tol=tol,
         keep_stopping_rule=keep_stopping_rule, allow_empty_coverage=allow_empty_coverage, callback=callback,
-        round_number=1)
+        round_number=1, min_support=min_support)
     positions = {rule: i for i, rule in enumerate(canonical)}
     chosen = first_index[[positions[r] for r in state.rules]] if len(state) else np.zeros(0, dtype=np.int64)
     return _result(data, {1: state}, {1: reason}, lam, quality, len(canonical), candidate_indices={1: chosen})
