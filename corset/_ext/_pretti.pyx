@@ -240,8 +240,11 @@ def pretti(const ptr_t[::1] set_indptr, const index_t[::1] set_ids,
                 for a in range(n_ids):
                     ranked_v[a] = item_rank[set_ids[a]]
                 for s in range(n_sets):
-                    qsort(&ranked_v[set_indptr[s]], set_indptr[s + 1] - set_indptr[s],
-                          sizeof(index_t), _cmp_index)
+                    # Empty and single-item sets need no sorting (and an empty last
+                    # set would index one past the end).
+                    if set_indptr[s + 1] - set_indptr[s] > 1:
+                        qsort(&ranked_v[set_indptr[s]], set_indptr[s + 1] - set_indptr[s],
+                              sizeof(index_t), _cmp_index)
                 _sort_sets(&set_indptr[0], &ranked_v[0], &order_v[0], &tmp_v[0], n_sets)
                 status = _pretti(&set_indptr[0], &ranked_v[0], n_sets, &order_v[0],
                                  &item_of_rank[0] if n_items > 0 else NULL,
