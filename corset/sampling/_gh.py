@@ -385,27 +385,25 @@ class GreedyHeadSearch:
                 f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles, n_positive,
                 first_counts, *jobs, self.gamma, self.epsilon, self.normalise,
                 self.candidates == "difference", self.min_head_length, max_length, int(n_threads))
-        # Hand each occurrence of a tail its own n consecutive searches.
+        # Every job's head as a tuple (empty: no head), then each occurrence of a
+        # tail gets its own n consecutive searches.
         ids_list = ids.tolist()
-        indptr = indptr.tolist()
+        bounds = indptr.tolist()
+        job_heads = [tuple(ids_list[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
         # Jobs are grouped by tail slot, in slot order: slot i starts after all earlier slots' jobs.
         counts = np.bincount(job_tail, minlength=len(distinct))
         starts = (np.cumsum(counts) - counts).tolist()
-        job_start = {i: starts[i] for i in range(len(distinct)) if counts[i]}
         used = [0] * len(distinct)
         out, errors = [], []
         for tail in tails:
             i = slot[tail]
             errors.append(tail_errors[i])
-            heads = []
             if tail_errors[i] is None:
-                first = job_start.get(i, 0) + used[i] * n
-                for j in range(first, first + n):
-                    a, b = indptr[j], indptr[j + 1]
-                    if b > a:
-                        heads.append(tuple(ids_list[a:b]))
+                first = starts[i] + used[i] * n
+                out.append([h for h in job_heads[first:first + n] if h])
+            else:
+                out.append([])
             used[i] += 1
-            out.append(heads)
         return out, errors
 
 
