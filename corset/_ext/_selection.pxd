@@ -12,8 +12,3 @@ cdef float64_t jaccard_distance_ptr(const index_t* support_a, Py_ssize_t n_suppo
                                     const index_t* tail_a, Py_ssize_t n_tail_a,
                                     const index_t* support_b, Py_ssize_t n_support_b,
                                     const index_t* tail_b, Py_ssize_t n_tail_b) noexcept nogil
-
-cdef int64_t uncovered_area_ptr(const ptr_t* y_indptr, const index_t* y_ids,
-                                const uint8_t* covered,
-                                const index_t* support, Py_ssize_t n_support,
-                                const index_t* tail, Py_ssize_t n_tail) noexcept nogil

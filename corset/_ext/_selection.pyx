@@ -71,30 +71,6 @@ cdef float64_t jaccard_distance_ptr(const index_t* support_a, Py_ssize_t n_suppo
     return 1.0 - (<float64_t>inter) / (<float64_t>(size_a + size_b - inter))
 
 
-cdef int64_t uncovered_area_ptr(const ptr_t* y_indptr, const index_t* y_ids,
-                                const uint8_t* covered,
-                                const index_t* support, Py_ssize_t n_support,
-                                const index_t* tail, Py_ssize_t n_tail) noexcept nogil:
-    """|cov(R) \\ covered|: the label occurrences of D[R] x T whose flag is 0."""
-    cdef Py_ssize_t s, t
-    cdef ptr_t p, end
-    cdef index_t label
-    cdef int64_t area = 0
-    for s in range(n_support):
-        p = y_indptr[support[s]]
-        end = y_indptr[support[s] + 1]
-        for t in range(n_tail):
-            label = tail[t]
-            while p < end and y_ids[p] < label:
-                p += 1
-            if p == end:
-                break
-            if y_ids[p] == label:
-                area += covered[p] == 0
-                p += 1
-    return area
-
-
 cdef inline ptr_t _support_bound(const ptr_t* indptr, const index_t* keys, Py_ssize_t n_keys,
                                  ptr_t bound) noexcept nogil:
     """min(bound, shortest posting list among ``keys``): a bound on |D[keys]|."""
