@@ -25,6 +25,8 @@ import pytest
 from corset import BinaryData
 from corset.sampling import HeadSampler, TailSampler
 from corset.sampling._enumerate import goodness_of_fit, head_target, pair_target, tail_target
+from sampling_testdata import pick_tail, random_data
+from sampling_testdata import random_rules as _random_rules
 
 N_SEEDS = 8
 TAIL_CASES = ["no rules", "rules"]
@@ -52,40 +54,9 @@ ALPHA = 1e-3 / N_TESTS
 N_SAMPLES = 20_000
 
 
-def random_data(seed, n_records=30, n_features=7, n_labels=5):
-    """Small random binary data whose records differ in density (so weights are skewed)."""
-    rng = np.random.RandomState(1000 + seed)
-    density = rng.uniform(0.15, 0.8, size=(n_records, 1))
-    X = rng.rand(n_records, n_features) < density
-    Y = rng.rand(n_records, n_labels) < rng.uniform(0.2, 0.7, size=(n_records, 1))
-    return BinaryData(X, Y)
-
-
-def pick_tail(data, seed):
-    """A tail of one or two labels with at least two positive and two negative records."""
-    rng = np.random.RandomState(seed)
-    candidates = [(l,) for l in range(data.n_labels)]
-    candidates += [(a, b) for a in range(data.n_labels) for b in range(a + 1, data.n_labels)]
-    rng.shuffle(candidates)
-    for tail in candidates:
-        size = data.tail_support(tail).size
-        if 2 <= size <= data.n_records - 2:
-            return tuple(int(t) for t in tail)
-    raise AssertionError("no usable tail")
-
-
 def random_rules(data, seed, n_rules=3):
-    """Rules built from records, so that they match something."""
-    rng = np.random.RandomState(2000 + seed)
-    rules = []
-    for r in rng.choice(data.n_records, n_rules, replace=False):
-        feats, labels = data.record_features[r], data.record_labels[r]
-        if labels.size == 0:
-            continue
-        head = tuple(sorted(rng.choice(feats, min(feats.size, rng.randint(0, 3)), replace=False).tolist()))
-        tail = tuple(sorted(rng.choice(labels, min(labels.size, rng.randint(1, 3)), replace=False).tolist()))
-        rules.append((head, tail))
-    return rules
+    """This module's rules: heads of at most 2 features."""
+    return _random_rules(data, seed, n_rules, max_head_size=2)
 
 
 @pytest.mark.parametrize("case", TAIL_CASES)

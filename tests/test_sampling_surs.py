@@ -28,6 +28,8 @@ from corset.sampling import (CandidateGenerator, NoDiscriminativeHeadError, NoNe
 from corset.sampling._enumerate import goodness_of_fit, head_target, tail_target
 from corset.sampling._surs import (InterpretableTailSampler, ReducedSpaceHeadSampler, make_head_sampler,
                                    make_tail_sampler)
+from sampling_testdata import pick_tail, random_data
+from sampling_testdata import random_rules as _random_rules
 
 N_SEEDS = 8
 LABEL_ALPHA = 0.5      # on the random data below: S⁻ has sets of 1 to 3 labels
@@ -43,13 +45,9 @@ ALPHA = 1e-3 / N_TESTS
 N_SAMPLES = 20_000
 
 
-def random_data(seed, n_records=30, n_features=7, n_labels=5):
-    """Small random binary data whose records differ in density (so weights are skewed)."""
-    rng = np.random.RandomState(1000 + seed)
-    density = rng.uniform(0.15, 0.8, size=(n_records, 1))
-    X = rng.rand(n_records, n_features) < density
-    Y = rng.rand(n_records, n_labels) < rng.uniform(0.2, 0.7, size=(n_records, 1))
-    return BinaryData(X, Y)
+def random_rules(data, seed, n_rules=4):
+    """This module's rules: heads of at most 1 feature."""
+    return _random_rules(data, seed, n_rules, max_head_size=1)
 
 
 def random_family(seed, n_items, n_sets, max_size):
@@ -60,32 +58,6 @@ def random_family(seed, n_items, n_sets, max_size):
         size = rng.randint(1, max_size + 1)
         sets.setdefault(tuple(sorted(rng.choice(n_items, size, replace=False).tolist())), None)
     return SetFamily.from_sets(list(sets), n_items)
-
-
-def random_rules(data, seed, n_rules=4):
-    """Rules built from records, so that they match something."""
-    rng = np.random.RandomState(2000 + seed)
-    rules = []
-    for r in rng.choice(data.n_records, n_rules, replace=False):
-        feats, labels = data.record_features[r], data.record_labels[r]
-        if labels.size == 0:
-            continue
-        head = tuple(sorted(rng.choice(feats, min(feats.size, rng.randint(0, 2)), replace=False).tolist()))
-        tail = tuple(sorted(rng.choice(labels, min(labels.size, rng.randint(1, 3)), replace=False).tolist()))
-        rules.append((head, tail))
-    return rules
-
-
-def pick_tail(data, seed):
-    """A tail of one or two labels with at least two positive and two negative records."""
-    rng = np.random.RandomState(seed)
-    candidates = [(l,) for l in range(data.n_labels)]
-    candidates += [(a, b) for a in range(data.n_labels) for b in range(a + 1, data.n_labels)]
-    rng.shuffle(candidates)
-    for tail in candidates:
-        if 2 <= data.tail_support(tail).size <= data.n_records - 2:
-            return tuple(int(t) for t in tail)
-    raise AssertionError("no usable tail")
 
 
 def tail_sampler(seed, space, rules=(), **options):
