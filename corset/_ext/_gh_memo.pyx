@@ -399,7 +399,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                       const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
                       const ptr_t[::1] cand_indptr, const index_t[::1] cand_ids,
                       const uint8_t[:, ::1] roles, const ptr_t[::1] n_positive,
-                      const index_t[:, :, ::1] first_counts, index_t[::1] roots,
+                      index_t[::1] roots,
                       const index_t[::1] job_tail, const index_t[::1] job_pos, const index_t[::1] job_neg,
                       double epsilon, bint difference, Py_ssize_t min_length, Py_ssize_t max_length,
                       int n_threads):
@@ -407,8 +407,9 @@ def greedy_heads_memo(GreedyHeadMemo memo,
 
     The same jobs and outputs as :func:`corset._ext._gh.greedy_heads` with
     ``normalise=False`` (gamma is the memo's).  ``roots[t]`` is the root node
-    of tail slot t, or -1: then the root is built here from
-    ``first_counts[:, t]`` and its id written back into ``roots``.
+    of tail slot t, or -1: then the root is built here (one pass over the
+    records with role 1 or 2 of the slot) and its id written back into
+    ``roots``.
     """
     cdef Py_ssize_t n_jobs = job_tail.shape[0], n_slots = roles.shape[0]
     cdef Py_ssize_t n_features = memo.n_features, n_records = memo.n_records
@@ -427,7 +428,12 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     if max_length < 0 or max_length > n_features:
         max_length = n_features   # a head has at most n_features features
 
-    # Roots: phi(∅) = 0; every feature that occurs, from the tail's first counts, all kept.
+    # Roots: phi(∅) = 0; every feature that occurs, all kept, with the positives and
+    # negatives of D[{h}] counted in one pass over the slot's records.
+    first = np.zeros((2, max(n_features, 1)), dtype=np.int32)
+    cdef index_t[:, ::1] first_v = first
+    cdef uint8_t rr
+    cdef ptr_t p
     for t in range(n_slots):
         if roots[t] >= 0:
             continue
@@ -436,12 +442,18 @@ def greedy_heads_memo(GreedyHeadMemo memo,
             raise MemoryError("greedy_heads_memo: could not allocate a root node")
         n_items = 0
         with nogil:
+            first_v[:, :] = 0
+            for i in range(n_records):
+                rr = roles[t, i]
+                if rr == 1 or rr == 2:
+                    for p in range(r_indptr[i], r_indptr[i + 1]):
+                        first_v[rr - 1, r_ids[p]] += 1
             for f in range(n_features):
                 if f_indptr[f + 1] > f_indptr[f]:
-                    items[n_items].value = <double> first_counts[0, t, f] - gamma * <double> first_counts[1, t, f]
+                    items[n_items].value = <double> first_v[0, f] - gamma * <double> first_v[1, f]
                     items[n_items].gain = items[n_items].value - 0.0
                     items[n_items].feature = f
-                    items[n_items].n_pos = first_counts[0, t, f]
+                    items[n_items].n_pos = first_v[0, f]
                     items[n_items].n_support = <int32_t> (f_indptr[f + 1] - f_indptr[f])
                     n_items += 1
             top_entries(items, n_items, n_items)

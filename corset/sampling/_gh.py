@@ -173,17 +173,14 @@ class GreedyHeadSearch:
             self._memo.clear()
         self._roots = {}
 
-    def _first_counts(self, roles, slots=None):
-        """Per tail slot and feature h: positives and negatives of D[{h}] (the search's first step).
-
-        Only the rows of ``slots`` (default: all) are computed; the others are 0.
-        """
+    def _first_counts(self, roles):
+        """Per tail slot and feature h: positives and negatives of D[{h}] (the plain kernel's first step)."""
         data = self.data
         X = data.X
         if self._record_of_entry is None:
             self._record_of_entry = np.repeat(np.arange(data.n_records, dtype=np.int64), np.diff(X.indptr))
-        out = np.zeros((2, roles.shape[0], data.n_features), dtype=np.int32)
-        for t in (range(roles.shape[0]) if slots is None else slots):
+        out = np.empty((2, roles.shape[0], data.n_features), dtype=np.int32)
+        for t in range(roles.shape[0]):
             entry_role = roles[t][self._record_of_entry]
             out[0, t] = np.bincount(X.indices[entry_role == 1], minlength=data.n_features)
             out[1, t] = np.bincount(X.indices[entry_role == 2], minlength=data.n_features)
@@ -367,11 +364,10 @@ class GreedyHeadSearch:
         max_length = -1 if self.max_head_length is None else self.max_head_length
         if self._memo is not None:
             roots = np.asarray([self._roots.get(t, -1) for t in distinct], dtype=np.int32)
-            first_counts = self._first_counts(roles, np.flatnonzero(roots < 0))
             try:
                 indptr, ids = _gh_memo.greedy_heads_memo(
                     self._memo, f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles,
-                    n_positive, first_counts, roots, *jobs, self.epsilon, self.candidates == "difference",
+                    n_positive, roots, *jobs, self.epsilon, self.candidates == "difference",
                     self.min_head_length, max_length, int(n_threads))
             except MemoryError:
                 self._forget_memo()  # a half-added node leaves the memo inconsistent
