@@ -31,7 +31,7 @@ COMPILER_DIRECTIVES = {
 
 
 # Modules that use C++ containers (libcpp): compiled as C++.
-CPP_MODULES = {"_gh_memo"}
+CPP_MODULES = {"_gh_memo", "_ruleset"}
 
 
 def _extensions():

@@ -9,9 +9,10 @@ module), and returns the rules (head, tail) of the pool.  Its tail weights
 are updated for the rules selected since its previous call, never rebuilt
 from scratch unless the selection went back on a rule.
 """
-from itertools import repeat
+import numpy as np
 
 from .._validation import check_positive_int, check_seed
+from ..selection import CandidatePool
 from ._common import check_data, check_rules
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
 
@@ -157,31 +158,57 @@ class CandidateGenerator:
         Returns
         -------
         list of (tuple, tuple)
-            Rules (head, tail), sorted feature and label ids.
+            Rules (head, tail), sorted feature and label ids (each once when
+            ``deduplicate``).
+        """
+        pool = list(self.candidate_pool(selected_rules))
+        return list(dict.fromkeys(pool)) if self.deduplicate else pool
+
+    def candidate_pool(self, selected_rules=()):
+        """:meth:`__call__`'s pool as a :class:`corset.selection.CandidatePool` (CSR arrays).
+
+        The same draws and the same rules in the same order, without a Python
+        tuple per candidate; a rule drawn twice is kept twice (the selection
+        keeps its first occurrence).  :func:`corset.selection.greedy_selection`
+        calls this method when a generator has it.
         """
         self._sync(selected_rules)
         self.skipped_tails_ = []
+        data = self.data
         try:
             tails = self._tail_sampler.sample(self.n_tails, self._rng)
         except SamplingError:
             self.exhausted_ = True
-            return []
-        self.exhausted_ = False
-        pool = []
-        if hasattr(self._head_sampler, "sample_many"):
-            # One compiled call for the whole pool (CORSET-GH), on n_jobs threads.
-            batches, errors = self._head_sampler.sample_many(tails, self.n_heads_per_tail, self._rng,
-                                                             n_threads=self.n_jobs)
+            tails = []
         else:
-            batches, errors = [], []
-            for tail in tails:
-                try:
-                    batches.append(self._head_sampler.sample(tail, self.n_heads_per_tail, self._rng))
-                    errors.append(None)
-                except SamplingError as exc:
-                    batches.append([])
-                    errors.append(exc)
-        for tail, heads, error in zip(tails, batches, errors):
+            self.exhausted_ = False
+        if not tails:
+            empty = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
+            return CandidatePool(*empty, *empty, n_features=data.n_features, n_labels=data.n_labels)
+        if hasattr(self._head_sampler, "sample_pool"):
+            # One compiled call for the whole pool (CORSET-GH), on n_jobs threads;
+            # its arrays come from the kernels, canonical by construction.
+            arrays, errors = self._head_sampler.sample_pool(tails, self.n_heads_per_tail, self._rng,
+                                                            n_threads=self.n_jobs)
+            self._check_errors(tails, errors)
+            return CandidatePool._trusted(*arrays, n_features=data.n_features, n_labels=data.n_labels)
+        batches, errors = [], []
+        for tail in tails:
+            try:
+                batches.append(self._head_sampler.sample(tail, self.n_heads_per_tail, self._rng))
+                errors.append(None)
+            except SamplingError as exc:
+                batches.append([])
+                errors.append(exc)
+        self._check_errors(tails, errors)
+        rules = [(h, tail) for tail, heads in zip(tails, batches) for h in heads]
+        return CandidatePool.from_rules(rules, n_features=data.n_features, n_labels=data.n_labels)
+
+    def _check_errors(self, tails, errors):
+        """Record the tails skipped for a sampling error; raise the others (in tail order)."""
+        for tail, error in zip(tails, errors):
+            if error is None:
+                continue
             if isinstance(error, NoNegativeRecordsError):
                 self.skipped_tails_.append((tail, "no negative record"))
             elif isinstance(error, NoDiscriminativeHeadError):
@@ -190,9 +217,5 @@ class CandidateGenerator:
                 if self.on_proposal_limit == "raise":
                     raise error
                 self.skipped_tails_.append((tail, "max_proposals reached"))
-            elif error is not None:
+            else:
                 raise error
-            pool.extend(zip(heads, repeat(tail)))
-        if self.deduplicate:
-            pool = list(dict.fromkeys(pool))
-        return pool

@@ -46,10 +46,11 @@ or a search that cannot reach ``min_head_length`` features, yields no head:
 that draw is dropped, so ``sample`` may return fewer than ``n`` heads.
 """
 from collections import Counter
+from itertools import chain
 
 import numpy as np
 
-from .._ext import _gh, _gh_memo
+from .._ext import _gh, _gh_memo, _ruleset
 from .._validation import check_ids, check_seed
 from ..selection import coverage_flags
 from ._errors import SamplingError
@@ -313,6 +314,49 @@ class GreedyHeadSearch:
             :class:`~corset.sampling.NoNegativeRecordsError` with
             ``seed="paper"``), in which case it has no head.
         """
+        (indptr, ids), jobs, errors = self._run_searches(tails, n, random_state, n_threads)
+        ids_list = ids.tolist()
+        bounds = indptr.tolist()
+        out = []
+        for first, error in zip(jobs.tolist(), errors):
+            if error is not None:
+                out.append([])
+                continue
+            heads = (tuple(ids_list[bounds[j]:bounds[j + 1]]) for j in range(first, first + n))
+            out.append([h for h in heads if h])
+        return out, errors
+
+    def sample_pool(self, tails, n, random_state=None, n_threads=1):
+        """:meth:`sample_many` as a candidate pool in CSR arrays.
+
+        The same searches and heads as :meth:`sample_many` (which builds
+        tuples from the same searches), with no Python object per head.
+
+        Returns
+        -------
+        arrays : tuple
+            ``(head_indptr, head_ids, tail_indptr, tail_ids)``: the rules
+            (head, tail), for each tail of ``tails`` in order its non-empty
+            heads in draw order (int64 offsets, int32 sorted ids).
+        errors : list of (SamplingError or None)
+            As in :meth:`sample_many`.
+        """
+        tails = [t if type(t) is tuple else tuple(int(k) for k in t) for t in tails]
+        (indptr, ids), first_job, errors = self._run_searches(tails, n, random_state, n_threads)
+        tail_indptr = np.zeros(len(tails) + 1, dtype=np.int64)
+        np.cumsum(list(map(len, tails)), out=tail_indptr[1:])
+        tail_ids = np.fromiter(chain.from_iterable(tails), dtype=np.int32, count=int(tail_indptr[-1]))
+        # Every tail's jobs lie inside the searches' output (pool_from_jobs reads them unchecked).
+        if first_job.size and first_job.max() >= 0 and first_job.max() + n > indptr.size - 1:
+            raise RuntimeError("GreedyHeadSearch: a tail's searches lie outside the kernel's output")
+        return _ruleset.pool_from_jobs(indptr, ids, first_job, n, tail_indptr, tail_ids), errors
+
+    def _run_searches(self, tails, n, random_state, n_threads):
+        """Draw the seed pairs and run every search: ((indptr, ids) per job, first job per tail, errors).
+
+        Jobs are grouped by distinct tail; occurrence k of a tail owns the
+        n jobs from ``first job`` on (-1 for a tail whose pairs failed).
+        """
         rng = check_seed(random_state)
         data = self.data
         covered = self._covered
@@ -381,26 +425,20 @@ class GreedyHeadSearch:
                 f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles, n_positive,
                 first_counts, *jobs, self.gamma, self.epsilon, self.normalise,
                 self.candidates == "difference", self.min_head_length, max_length, int(n_threads))
-        # Every job's head as a tuple (empty: no head), then each occurrence of a
-        # tail gets its own n consecutive searches.
-        ids_list = ids.tolist()
-        bounds = indptr.tolist()
-        job_heads = [tuple(ids_list[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-        # Jobs are grouped by tail slot, in slot order: slot i starts after all earlier slots' jobs.
+        # Jobs are grouped by tail slot, in slot order: slot i starts after all earlier slots' jobs;
+        # occurrence k of a tail takes the slot's n jobs from starts[i] + k·n on.
         counts = np.bincount(job_tail, minlength=len(distinct))
         starts = (np.cumsum(counts) - counts).tolist()
         used = [0] * len(distinct)
-        out, errors = [], []
-        for tail in tails:
+        first_job = np.full(len(tails), -1, dtype=np.int64)
+        errors = []
+        for o, tail in enumerate(tails):
             i = slot[tail]
             errors.append(tail_errors[i])
             if tail_errors[i] is None:
-                first = starts[i] + used[i] * n
-                out.append([h for h in job_heads[first:first + n] if h])
-            else:
-                out.append([])
+                first_job[o] = starts[i] + used[i] * n
             used[i] += 1
-        return out, errors
+        return (indptr, ids), first_job, errors
 
 
 def make_head_sampler(data, *, proposal="paper", min_head_length=1, max_head_length=None, **options):

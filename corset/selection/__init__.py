@@ -12,6 +12,7 @@ corrections of PAPER-NOTES notes 1-7:
   :func:`submodular_quality`) and the record-level coverage of section samp
   (:func:`d_specific_coverage`, :func:`marginal_coverage`,
   :func:`coverage_flags`, :func:`uncovered_label_counts`);
+* :class:`CandidatePool`: a candidate pool held as CSR arrays;
 * :func:`predict_labels` and :func:`fired_rules`;
 * :func:`default_tail`: the labels of a default rule (empty head) chosen
   for training micro-F1 after the selection.
@@ -33,10 +34,12 @@ from ._objective import (
     uncovered_area,
     uncovered_label_counts,
 )
+from ._pool import CandidatePool
 from ._predict import fired_rules, predict_labels
 from ._rules import RuleStatistics, adjusted_accuracy, check_rules, rule_statistics
 
 __all__ = [
+    "CandidatePool",
     "RuleStatistics",
     "SelectionResult",
     "SelectionStep",

@@ -29,9 +29,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._ext import _selection
+from .._ext._ruleset import RuleRegistry
 from .._validation import check_positive_int
 from ..binarydata import BinaryData
 from ._objective import _areas, _check_lam, check_quality, objective_terms
+from ._pool import CandidatePool
 from ._rules import RuleStatistics, _statistics_from_csr, check_rules
 
 __all__ = ["SelectionResult", "SelectionStep", "greedy_selection", "select_rules"]
@@ -135,7 +137,7 @@ class _State:
                                       stats.support(index), stats.tail(index), float(stats.accuracy[index]))
         # The kernel's area and the update must agree: both read the same flags.
         assert new == area, (new, area)
-        rule = stats.rules[index]
+        rule = stats.rule(index)
         self.rules.append(rule)
         self.keys.add(rule)
         self.parts.append(stats.subset([index]))
@@ -199,15 +201,16 @@ def _stop_by_share(share, tol):
     return tol is not None and share <= tol
 
 
-def _fresh_pool_step(data, state, stats, lam, submodular, allow_empty_coverage, min_support=1):
+def _fresh_pool_step(data, state, stats, lam, submodular, allow_empty_coverage, min_support=1,
+                     chosen_before=None):
     """One round-1 step on a fresh pool: (areas, gains, chosen index or -1).
 
+    ``chosen_before`` flags the candidates that are rules chosen already.
     The pool's distance sums are computed against every chosen rule (the
     pool is new, nothing can be carried over): O(M·|ℛ|) distances.
     """
     eligible = _base_eligibility(stats, allow_empty_coverage, min_support)
-    if state.keys:
-        chosen_before = np.fromiter(map(state.keys.__contains__, stats.rules), dtype=bool, count=len(stats))
+    if chosen_before is not None:
         eligible[chosen_before] = 0
     sums = np.zeros(len(stats), dtype=np.float64)
     if lam > 0 and len(state):
@@ -319,7 +322,9 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     candidate_generator : callable
         ``candidate_generator(rules) -> sequence of (head, tail)``, called
         once per step with the list of rules selected so far (GenCandRules
-        of the paper).  The pool is de-duplicated in first-seen order;
+        of the paper); the sequence may be a :class:`CandidatePool` (the
+        pool as CSR arrays, what :class:`corset.sampling.CandidateGenerator`
+        returns from ``candidate_pool``).  The pool is de-duplicated in first-seen order;
         candidates already selected are never selected again.  A candidate
         with an empty head or tail, or ids out of range, raises ValueError.
     n_rules : int, default=150
@@ -398,7 +403,6 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
         raise TypeError(f"candidate_generator must be callable; got {candidate_generator!r}")
     submodular = quality == "submodular"
     state = _State(data)
-    seen = set()
     union_parts = []
     reason = "budget"
     patience = check_positive_int(patience, "patience", minimum=1)
@@ -406,22 +410,39 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     if share_criterion not in ("chosen", "pool"):
         raise ValueError(f"share_criterion must be 'chosen' or 'pool'; got {share_criterion!r}")
     low_share_run = 0
+    # Every distinct candidate seen, numbered in order of first appearance:
+    # repeats within a pool, across pools and of chosen rules are found by
+    # number, with no Python tuple per candidate.
+    registry = RuleRegistry()
+    # A generator that can hand its pool over as arrays (CandidateGenerator) does so.
+    generate = getattr(candidate_generator, "candidate_pool", candidate_generator)
     while len(state) < n_rules:
-        pool = candidate_generator(list(state.rules))
+        pool = generate(list(state.rules))
         if pool is None:
             raise ValueError("candidate_generator returned None; it must return a sequence of (head, tail) pairs")
-        canonical, arrays, _ = check_rules(pool, data.n_features, data.n_labels, name="candidate pool",
-                                           deduplicate=True)
-        if not canonical:
+        if isinstance(pool, CandidatePool):
+            if (pool.n_features, pool.n_labels) != (data.n_features, data.n_labels):
+                raise ValueError(f"candidate pool: built for {pool.n_features} features and {pool.n_labels} "
+                                 f"labels; the data has {data.n_features} and {data.n_labels}")
+            canonical, arrays = None, pool.arrays   # validated when the pool was built
+        else:
+            canonical, arrays, _ = check_rules(pool, data.n_features, data.n_labels, name="candidate pool",
+                                               deduplicate=True)
+        if arrays[0].shape[0] <= 1:
             reason = "empty_pool"
             break
+        # The first occurrence of each rule, its number, and whether it is new or chosen already.
+        arrays, numbers, flags = registry.register_pool(*arrays)
+        if canonical is not None and len(canonical) != numbers.size:
+            raise AssertionError("check_rules de-duplicated the pool; the registry found repeats")
         stats = _statistics_from_csr(data, canonical, arrays)
-        new = [i for i, rule in enumerate(canonical) if rule not in seen]
-        seen.update(canonical[i] for i in new)
-        if second_round and new:
-            union_parts.append(stats if len(new) == len(canonical) else stats.subset(new))
+        if second_round:
+            new = (flags & 1).astype(bool)
+            if new.any():
+                union_parts.append(stats if new.all() else stats.subset(np.flatnonzero(new)))
+        chosen_before = (flags & 2).astype(bool) if len(state) else None
         areas, gains, best, eligible = _fresh_pool_step(data, state, stats, lam, submodular,
-                                                        allow_empty_coverage, min_support)
+                                                        allow_empty_coverage, min_support, chosen_before)
         if best < 0:
             reason = "no_gain"
             break
@@ -434,6 +455,7 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
             reason = "tol"
             break
         rule = state.add(stats, best, gains[best], areas[best])
+        registry.mark_chosen(int(numbers[best]))
         if callback is not None:
             callback(SelectionStep(1, len(state) - 1, rule, float(gains[best]), int(areas[best]), share))
         if stop:
@@ -447,7 +469,7 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
             data, union, budget=len(state), lam=lam, submodular=submodular, tol=None, keep_stopping_rule=True,
             allow_empty_coverage=allow_empty_coverage, callback=callback, round_number=2,
             min_support=min_support)
-    return _result(data, states, reasons, lam, quality, len(seen))
+    return _result(data, states, reasons, lam, quality, len(registry))
 
 
 def select_rules(X, Y, candidates, *, n_rules=150, lam=1.0, quality="paper", tol=0.0, keep_stopping_rule=True,

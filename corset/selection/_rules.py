@@ -172,6 +172,13 @@ def _rules_to_csr(canonical):
     return head_indptr, head_ids, tail_indptr, tail_ids
 
 
+def _rows(indptr, ids):
+    """The rows of a CSR ``(indptr, ids)`` as tuples of Python ints."""
+    values = ids.tolist()
+    bounds = indptr.tolist()
+    return [tuple(values[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
 def _gather_csr(indptr, ids, rows):
     """Rows ``rows`` of a CSR (indptr, ids), as a new (indptr, ids)."""
     rows = np.asarray(rows, dtype=np.int64)
@@ -250,7 +257,9 @@ class RuleStatistics:
 
     def __init__(self, rules, arrays, support_indptr, support_ids, head_counts, tail_counts, n_records,
                  *, _derived=None):
-        self.rules = list(rules)
+        # ``rules=None``: the tuples are built from the CSR arrays when first
+        # read (a pool of hundreds of candidates needs only the chosen one).
+        self._rules = None if rules is None else list(rules)
         self.head_indptr, self.head_ids, self.tail_indptr, self.tail_ids = arrays
         self.support_indptr = support_indptr
         self.support_ids = support_ids
@@ -265,16 +274,30 @@ class RuleStatistics:
             # each value is a function of its own rule's counts only.
             self.precision, self.base_rate, self.accuracy = _derived
             return
-        self.precision = np.divide(self.rule_counts, head_counts, out=np.zeros(len(self.rules)),
+        self.precision = np.divide(self.rule_counts, head_counts, out=np.zeros(len(self)),
                                    where=head_counts > 0)
-        self.base_rate = (tail_counts / self.n_records) if self.n_records else np.zeros(len(self.rules))
+        self.base_rate = (tail_counts / self.n_records) if self.n_records else np.zeros(len(self))
         self.accuracy = adjusted_accuracy(self.rule_counts, head_counts, tail_counts, self.n_records)
 
+    @property
+    def rules(self):
+        """The rules, as a list of (head, tail) tuples of Python ints."""
+        if self._rules is None:
+            self._rules = list(zip(_rows(self.head_indptr, self.head_ids), _rows(self.tail_indptr, self.tail_ids)))
+        return self._rules
+
+    def rule(self, i):
+        """Rule ``i`` as a (head, tail) tuple, without building the whole list."""
+        if self._rules is not None:
+            return self._rules[i]
+        return (tuple(self.head_ids[self.head_indptr[i]:self.head_indptr[i + 1]].tolist()),
+                tuple(self.tail_ids[self.tail_indptr[i]:self.tail_indptr[i + 1]].tolist()))
+
     def __len__(self):
-        return len(self.rules)
+        return self.support_indptr.shape[0] - 1
 
     def __repr__(self):
-        return f"RuleStatistics(n_rules={len(self.rules)}, n_records={self.n_records})"
+        return f"RuleStatistics(n_rules={len(self)}, n_records={self.n_records})"
 
     def support(self, i):
         """D[R] of rule ``i`` (sorted record ids)."""
@@ -290,7 +313,8 @@ class RuleStatistics:
         head = _gather_csr(self.head_indptr, self.head_ids, indices)
         tail = _gather_csr(self.tail_indptr, self.tail_ids, indices)
         support = _gather_csr(self.support_indptr, self.support_ids, indices)
-        return RuleStatistics([self.rules[i] for i in indices], head + tail, support[0], support[1],
+        rules = None if self._rules is None else [self._rules[i] for i in indices]
+        return RuleStatistics(rules, head + tail, support[0], support[1],
                               self.head_counts[indices], self.tail_counts[indices], self.n_records,
                               _derived=(self.precision[indices], self.base_rate[indices],
                                         self.accuracy[indices]))
@@ -311,7 +335,8 @@ class RuleStatistics:
         head = cat([p.head_indptr for p in parts], [p.head_ids for p in parts], INDEX_DTYPE)
         tail = cat([p.tail_indptr for p in parts], [p.tail_ids for p in parts], INDEX_DTYPE)
         support = cat([p.support_indptr for p in parts], [p.support_ids for p in parts], INDEX_DTYPE)
-        return cls([r for p in parts for r in p.rules], head + tail, support[0], support[1],
+        known = all(p._rules is not None for p in parts)
+        return cls([r for p in parts for r in p._rules] if known else None, head + tail, support[0], support[1],
                    np.concatenate([p.head_counts for p in parts]),
                    np.concatenate([p.tail_counts for p in parts]), parts[0].n_records,
                    _derived=tuple(np.concatenate([getattr(p, attr) for p in parts])

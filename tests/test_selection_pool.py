@@ -1,0 +1,213 @@
+"""Candidate pools as arrays: RuleRegistry, pool_from_jobs, CandidatePool, and their use by the selection.
+
+Each compiled piece is compared with a plain-Python reference on random
+inputs; the array path of the candidate generator and of the greedy
+selection is compared with the tuple path (same draws, same rules).
+"""
+import numpy as np
+import pytest
+
+from corset import BinaryData
+from corset._ext._ruleset import RuleRegistry, pool_from_jobs
+from corset.datasets import make_rule_data
+from corset.sampling import CandidateGenerator, SamplingError
+from corset.sampling._gh import GreedyHeadSearch
+from corset.selection import CandidatePool, greedy_selection
+
+
+def _csr(parts):
+    indptr = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum([len(p) for p in parts], out=indptr[1:])
+    ids = np.array([i for p in parts for i in p], dtype=np.int32)
+    return indptr, ids
+
+
+def _rows(indptr, ids):
+    return [tuple(ids[indptr[i]:indptr[i + 1]].tolist()) for i in range(len(indptr) - 1)]
+
+
+def _random_pool(rng, n_rules, n_features=6, n_labels=3, max_head=3):
+    """Random canonical rules from small spaces, so that repeats are frequent."""
+    rules = []
+    for _ in range(n_rules):
+        head = tuple(sorted(rng.choice(n_features, size=rng.randint(1, max_head + 1), replace=False).tolist()))
+        tail = tuple(sorted(rng.choice(n_labels, size=rng.randint(1, 3), replace=False).tolist()))
+        rules.append((head, tail))
+    return rules
+
+
+def _register(registry, rules):
+    heads, tails = _csr([h for h, _ in rules]), _csr([t for _, t in rules])
+    return registry.register_pool(*heads, *tails)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_register_pool_matches_a_dictionary(seed):
+    rng = np.random.RandomState(seed)
+    registry = RuleRegistry()
+    reference = {}
+    chosen = set()
+    for call in range(6):
+        rules = _random_pool(rng, rng.randint(0, 40))
+        (hp, hi, tp, ti), numbers, flags = _register(registry, rules)
+        kept = list(zip(_rows(hp, hi), _rows(tp, ti)))
+        n_before = len(reference)
+        want_kept, want_numbers, want_flags = [], [], []
+        for rule in rules:
+            if rule not in reference:
+                reference[rule] = len(reference)
+            if rule in want_kept:
+                continue
+            want_kept.append(rule)
+            want_numbers.append(reference[rule])
+            want_flags.append((reference[rule] >= n_before) | (2 if rule in chosen else 0))
+        assert kept == want_kept
+        assert numbers.tolist() == want_numbers
+        assert flags.tolist() == want_flags
+        assert len(registry) == len(reference)
+        if want_numbers:
+            pick = int(rng.randint(len(want_numbers)))
+            registry.mark_chosen(want_numbers[pick])
+            chosen.add(want_kept[pick])
+
+
+def test_register_numbers_rules_by_first_appearance():
+    registry = RuleRegistry()
+    rules = [((0,), (1,)), ((0, 2), (1,)), ((0,), (1,)), ((0,), (0, 1)), ((1,), (0,))]
+    heads, tails = _csr([h for h, _ in rules]), _csr([t for _, t in rules])
+    assert registry.register(*heads, *tails).tolist() == [0, 1, 0, 2, 3]
+    # A head and a tail are not confused: ((0, 1), (2,)) differs from ((0,), (1, 2)).
+    heads, tails = _csr([(0, 1), (0,)]), _csr([(2,), (1, 2)])
+    assert registry.register(*heads, *tails).tolist() == [4, 5]
+    registry.clear()
+    assert len(registry) == 0
+    heads, tails = _csr([(1,)]), _csr([(0,)])
+    assert registry.register(*heads, *tails).tolist() == [0]
+
+
+def test_register_pool_edge_cases():
+    registry = RuleRegistry()
+    empty = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
+    arrays, numbers, flags = registry.register_pool(*empty, *empty)
+    assert numbers.size == 0 and flags.size == 0 and arrays[0].tolist() == [0]
+    with pytest.raises(ValueError, match="number 0"):
+        registry.mark_chosen(0)
+    with pytest.raises(ValueError, match="same number of rules"):
+        registry.register_pool(np.zeros(3, dtype=np.int64), np.zeros(0, dtype=np.int32), *empty)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_pool_from_jobs_matches_python(seed):
+    rng = np.random.RandomState(seed)
+    n = int(rng.randint(1, 5))
+    tails = [tuple(sorted(rng.choice(5, size=rng.randint(1, 3), replace=False).tolist())) for _ in range(7)]
+    n_jobs = n * len(tails) + 3
+    heads = [() if rng.rand() < 0.3 else tuple(sorted(rng.choice(9, size=rng.randint(1, 4), replace=False).tolist()))
+             for _ in range(n_jobs)]
+    first_job = np.array([-1 if rng.rand() < 0.2 else int(rng.randint(0, n_jobs - n + 1)) for _ in tails],
+                         dtype=np.int64)
+    hp, hi, tp, ti = pool_from_jobs(*_csr(heads), first_job, n, *_csr(tails))
+    want = [(heads[j], tails[o]) for o in range(len(tails)) if first_job[o] >= 0
+            for j in range(first_job[o], first_job[o] + n) if heads[j]]
+    assert list(zip(_rows(hp, hi), _rows(tp, ti))) == want
+
+
+def test_candidate_pool_validates_its_arrays():
+    ok = dict(n_features=5, n_labels=2)
+    pool = CandidatePool([0, 1, 3], [4, 0, 2], [0, 1, 2], [1, 0], **ok)
+    assert list(pool) == [((4,), (1,)), ((0, 2), (0,))]
+    assert pool[1] == ((0, 2), (0,)) and len(pool) == 2
+    assert list(CandidatePool.from_rules(list(pool), **ok)) == list(pool)
+    cases = [
+        (([0, 1], [5], [0, 1], [0]), "outside \\[0, 5\\)"),
+        (([0, 1], [-1], [0, 1], [0]), "outside"),
+        (([0, 2], [3, 1], [0, 1], [0]), "strictly increasing"),
+        (([0, 2], [1, 1], [0, 1], [0]), "strictly increasing"),
+        (([0, 0], [], [0, 1], [0]), "non-empty"),
+        (([0, 1], [1], [0, 0], []), "non-empty"),
+        (([0, 1], [1], [0, 1, 2], [0, 1]), "describes 2 rules; expected 1"),
+        (([0, 1], [1.5], [0, 1], [0]), "integers"),
+        (([0, 1], [2**40], [0, 1], [0]), "outside"),
+        (([1, 2], [1, 2], [0, 1], [0]), "from 0"),
+    ]
+    for arrays, message in cases:
+        with pytest.raises(ValueError, match=message):
+            CandidatePool(*arrays, **ok)
+
+
+def test_greedy_selection_rejects_a_pool_for_other_data():
+    data = BinaryData(np.eye(4, dtype=np.uint8), np.eye(4, dtype=np.uint8)[:, :2])
+    pool = CandidatePool([0, 1], [0], [0, 1], [0], n_features=5, n_labels=2)
+    with pytest.raises(ValueError, match="built for 5 features"):
+        greedy_selection(data, lambda rules: pool, n_rules=2)
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    d = make_rule_data(n_records=300, n_features=30, n_labels=8, random_state=0)
+    return BinaryData(d.X, d.Y)
+
+
+def _pool_by_tuples(gen, selected):
+    """The generator's pool built the way it was before pools became arrays: tuples from sample_many/sample."""
+    gen._sync(selected)
+    tails = gen._tail_sampler.sample(gen.n_tails, gen._rng)
+    if hasattr(gen._head_sampler, "sample_many"):
+        batches, errors = gen._head_sampler.sample_many(tails, gen.n_heads_per_tail, gen._rng)
+    else:
+        batches, errors = [], []
+        for tail in tails:
+            try:
+                batches.append(gen._head_sampler.sample(tail, gen.n_heads_per_tail, gen._rng))
+                errors.append(None)
+            except SamplingError as exc:
+                batches.append([])
+                errors.append(exc)
+    return [(h, tuple(tail)) for tail, heads, error in zip(tails, batches, errors) if error is None for h in heads]
+
+
+@pytest.mark.parametrize("head_method", ["gh", "cftp"])
+@pytest.mark.parametrize("space", ["full", "interpretable"])
+def test_candidate_pool_equals_the_tuple_pool(synthetic, head_method, space):
+    options = dict(n_tails=12, n_heads_per_tail=4, head_method=head_method, space=space, max_head_length=3,
+                   on_proposal_limit="skip")
+    reference = CandidateGenerator(synthetic, random_state=5, **options)
+    as_pool = CandidateGenerator(synthetic, random_state=5, **options)
+    as_list = CandidateGenerator(synthetic, random_state=5, **options)
+    chosen = []
+    for _ in range(4):
+        want = _pool_by_tuples(reference, chosen)
+        pool = as_pool.candidate_pool(chosen)
+        assert isinstance(pool, CandidatePool)
+        assert list(pool) == want
+        assert as_list(chosen) == list(dict.fromkeys(want))
+        chosen = chosen + [want[len(want) // 2]]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_gh_sample_pool_equals_sample_many(synthetic, seed):
+    rng = np.random.RandomState(seed)
+    # Tails carried by some record (a tail without positive record is an argument error).
+    carried = [tuple(synthetic.record_labels[i].tolist()) for i in range(synthetic.n_records)]
+    tails = [carried[i][:rng.randint(1, 3)] for i in rng.randint(synthetic.n_records, size=40) if carried[i]][:15]
+    options = dict(max_head_length=3, seed="paper", pair_method="rejection")
+    heads, errors = GreedyHeadSearch(synthetic, **options).sample_many(tails, 6, random_state=seed)
+    arrays, pool_errors = GreedyHeadSearch(synthetic, **options).sample_pool(tails, 6, random_state=seed)
+    assert [type(e) for e in pool_errors] == [type(e) for e in errors]
+    hp, hi, tp, ti = arrays
+    assert list(zip(_rows(hp, hi), _rows(tp, ti))) == [(h, t) for t, hs in zip(tails, heads) for h in hs]
+
+
+@pytest.mark.parametrize("second_round", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_greedy_selection_array_path_equals_tuple_path(synthetic, seed, second_round):
+    options = dict(n_tails=10, n_heads_per_tail=5, head_method="gh", space="interpretable", max_head_length=3,
+                   on_proposal_limit="skip")
+    arrays_gen = CandidateGenerator(synthetic, random_state=seed, **options)
+    tuples_gen = CandidateGenerator(synthetic, random_state=seed, **options)
+    common = dict(n_rules=12, lam=0.1, quality="submodular", tol=None, second_round=second_round)
+    by_arrays = greedy_selection(synthetic, arrays_gen, **common)
+    by_tuples = greedy_selection(synthetic, lambda rules: tuples_gen(rules), **common)
+    assert by_arrays.rules == by_tuples.rules
+    assert by_arrays.n_candidates == by_tuples.n_candidates
+    assert by_arrays.objective == by_tuples.objective
