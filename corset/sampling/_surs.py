@@ -203,6 +203,7 @@ class InterpretableTailSampler:
         self._covered = np.zeros(data.n_label_occurrences + 1, dtype=np.uint8)
         self._n_uncovered = np.asarray(data.record_n_labels, dtype=np.int64).copy()
         self._set_index = None
+        self._set_tuples = {}
         self.rules_ = []
         self._weights = self._record_weights(np.arange(data.n_records, dtype=INDEX_DTYPE))
         # w(D) are integers far below 2^53: exact as doubles, and so are their sums.
@@ -283,7 +284,10 @@ class InterpretableTailSampler:
             self._set_indptr, self._set_ids, self.data.n_labels, n, seed, self._mutation)
         if status != 0:
             raise SamplingError(_STATUS_MESSAGES.get(status, f"tail-sampling kernel status {status}"))
-        tails = [_set_tuple(self.family_, s) for s in sets.tolist()]
+        # A set drawn before is the same tuple object (tails repeat from step to step).
+        known = self._set_tuples
+        tails = [known[s] if s in known else known.setdefault(s, _set_tuple(self.family_, s))
+                 for s in sets.tolist()]
         if return_records:
             return tails, records
         return tails

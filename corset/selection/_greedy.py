@@ -118,12 +118,15 @@ class _State:
         self.best_accuracy = np.zeros(data.n_label_occurrences, dtype=np.float64)
         self.rules = []
         self.keys = set()
-        self.parts = []      # one-row RuleStatistics per chosen rule
         self.gains = []
         self.areas = []
         self.shares = []
-        self._chosen = None  # cached concatenation of ``parts[:self._n_chosen]``
-        self._n_chosen = 0
+        self._heads = []     # H, D[R] and T of each chosen rule (int32 arrays)
+        self._supports = []
+        self._tails = []
+        self._numbers = []   # the statistics named in _PICKED, per chosen rule
+        self._chosen = None  # RuleStatistics of the chosen rules, when last built
+        self._csr = None     # chosen_csr(), when last built
 
     def __len__(self):
         return len(self.rules)
@@ -140,21 +143,47 @@ class _State:
         rule = stats.rule(index)
         self.rules.append(rule)
         self.keys.add(rule)
-        self.parts.append(stats.subset([index]))
+        # Copies of the chosen rule's rows, so that no pool stays alive.
+        self._heads.append(stats.head_ids[stats.head_indptr[index]:stats.head_indptr[index + 1]].copy())
+        self._supports.append(stats.support(index).copy())
+        self._tails.append(stats.tail(index).copy())
+        self._numbers.append(tuple(float(getattr(stats, name)[index]) for name in _PICKED))
         self.gains.append(float(gain))
         self.areas.append(int(area))
         self.shares.append(self.share(int(area)))
         return rule
 
+    def chosen_csr(self, start=0):
+        """``(support_indptr, support_ids, tail_indptr, tail_ids)`` of the chosen rules from ``start`` on."""
+        if start:
+            return _concatenate_rows(self._supports[start:]) + _concatenate_rows(self._tails[start:])
+        if self._csr is None or self._csr[0].shape[0] != len(self._supports) + 1:
+            self._csr = _concatenate_rows(self._supports) + _concatenate_rows(self._tails)
+        return self._csr
+
     def chosen(self):
         """RuleStatistics of the chosen rules, in order."""
-        if self._chosen is None or self._n_chosen != len(self.parts):
-            # Extend the cached concatenation by the rules added since: one
-            # step costs O(|ℛ|) array work, not one array per chosen rule.
-            new = self.parts[self._n_chosen:]
-            self._chosen = RuleStatistics.concatenate(new if self._chosen is None else [self._chosen] + new)
-            self._n_chosen = len(self.parts)
+        if self._chosen is None or len(self._chosen) != len(self.rules):
+            head = _concatenate_rows(self._heads)
+            support_indptr, support_ids, tail_indptr, tail_ids = self.chosen_csr()
+            numbers = np.array(self._numbers, dtype=np.float64).reshape(len(self.rules), len(_PICKED))
+            counts = numbers[:, :2].astype(np.int64)  # |D[H]|, |D[T]|: exact in a double
+            self._chosen = RuleStatistics(list(self.rules), head + (tail_indptr, tail_ids), support_indptr,
+                                          support_ids, counts[:, 0], counts[:, 1], self.data.n_records,
+                                          _derived=tuple(numbers[:, 2:].T.copy()))
         return self._chosen
+
+
+# What _State keeps of each chosen rule, besides its rows (RuleStatistics attributes).
+_PICKED = ("head_counts", "tail_counts", "precision", "base_rate", "accuracy")
+
+
+def _concatenate_rows(rows):
+    """A CSR ``(indptr, ids)`` of int32 id arrays."""
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([r.shape[0] for r in rows], out=indptr[1:])
+    ids = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int32)
+    return indptr, ids
 
 
 def _base_eligibility(stats, allow_empty_coverage, min_support=1):
@@ -214,10 +243,8 @@ def _fresh_pool_step(data, state, stats, lam, submodular, allow_empty_coverage, 
         eligible[chosen_before] = 0
     sums = np.zeros(len(stats), dtype=np.float64)
     if lam > 0 and len(state):
-        chosen = state.chosen()
         _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
-                                     stats.tail_ids, eligible, chosen.support_indptr, chosen.support_ids,
-                                     chosen.tail_indptr, chosen.tail_ids, sums)
+                                     stats.tail_ids, eligible, *state.chosen_csr(), sums)
     areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, lam, sums, submodular, eligible)
     return areas, gains, _zero_gain_rule(best, state, lam, eligible), eligible
 
@@ -250,10 +277,8 @@ def _fixed_pool_greedy(data, stats, *, budget, lam, submodular, tol, keep_stoppi
             break
         if lam > 0 and len(state) < budget:
             # Incremental diversity: add d(candidate, newly chosen rule) only.
-            chosen = state.parts[-1]
             _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
-                                         stats.tail_ids, eligible, chosen.support_indptr, chosen.support_ids,
-                                         chosen.tail_indptr, chosen.tail_ids, sums)
+                                         stats.tail_ids, eligible, *state.chosen_csr(len(state) - 1), sums)
     return state, reason
 
 
