@@ -366,42 +366,36 @@ class GreedyHeadSearch:
         occurrences = Counter(tails)
         distinct = list(occurrences)
         slot = {t: i for i, t in enumerate(distinct)}
-        roles = np.empty((len(distinct), data.n_records), dtype=np.uint8)
-        n_positive = np.empty(len(distinct), dtype=np.int64)
-        cand_parts = []
-        job_tail, job_pos, job_neg = [], [], []
         tail_errors = [None] * len(distinct)
+        no_pairs = (np.empty(0, dtype=np.int32),) * 2
         if self.seed == "paper":
             # Every tail's CFTP/rejection pairs in one compiled call (the same draws).
-            batch, batch_errors = self._pair_sampler.sample_pairs_many(
+            batch, tail_errors = self._pair_sampler.sample_pairs_many(
                 distinct, [n * occurrences[t] for t in distinct], rng)
-        for i, tail in enumerate(distinct):
-            if self.seed == "paper":
-                tail_errors[i] = batch_errors[i]
-                pos, neg = batch[i] if batch[i] is not None else (np.empty(0, dtype=np.int32),) * 2
-            else:
+            pairs = [no_pairs if b is None else b for b in batch]
+        else:
+            pairs = []
+            for i, tail in enumerate(distinct):
                 try:
-                    pos, neg = self._pair_arrays(tail, n * occurrences[tail], rng, covered)
+                    pairs.append(self._pair_arrays(tail, n * occurrences[tail], rng, covered))
                 except SamplingError as exc:
                     tail_errors[i] = exc
-                    pos = neg = np.empty(0, dtype=np.int32)
-            role, positives = self._cached_roles(tail, covered)
-            roles[i] = role
-            n_positive[i] = positives.size
-            if self.seed == "deterministic":
-                cand_parts.append(self._candidates(positives, None, None))
-            else:
-                cand_parts.append(np.empty(0, dtype=np.int32))
-            job_tail.append(np.full(pos.size, i, dtype=np.int32))
-            job_pos.append(pos)
-            job_neg.append(neg)
-        tails_order = distinct
-        cand_indptr = np.zeros(len(tails_order) + 1, dtype=np.int64)
-        cand_indptr[1:] = np.cumsum([c.size for c in cand_parts])
-        cand_ids = (np.concatenate(cand_parts).astype(np.int32) if cand_parts
-                    else np.empty(0, dtype=np.int32))
+                    pairs.append(no_pairs)
+        cached = [self._cached_roles(tail, covered) for tail in distinct]
+        roles = np.stack([role for role, _ in cached]) if cached else np.empty((0, data.n_records), np.uint8)
+        n_positive = np.fromiter((positives.size for _, positives in cached), dtype=np.int64, count=len(cached))
+        if self.seed == "deterministic":
+            cand_parts = [self._candidates(positives, None, None) for _, positives in cached]
+            cand_indptr = np.zeros(len(distinct) + 1, dtype=np.int64)
+            cand_indptr[1:] = np.cumsum([c.size for c in cand_parts])
+            cand_ids = np.concatenate(cand_parts).astype(np.int32) if cand_parts else np.empty(0, np.int32)
+        else:
+            cand_indptr = np.zeros(len(distinct) + 1, dtype=np.int64)
+            cand_ids = np.empty(0, dtype=np.int32)
+        job_tail = np.repeat(np.arange(len(distinct), dtype=np.int32), [pos.size for pos, _ in pairs])
+        job_pos = [pos for pos, _ in pairs]
+        job_neg = [neg for _, neg in pairs]
         f_idx, r_idx = data.feature_records, data.record_features
-        job_tail = np.concatenate(job_tail) if job_tail else np.empty(0, dtype=np.int32)
         jobs = (job_tail, np.concatenate(job_pos).astype(np.int32, copy=False) if job_pos
                 else np.empty(0, dtype=np.int32),
                 np.concatenate(job_neg).astype(np.int32, copy=False) if job_neg else np.empty(0, dtype=np.int32))
