@@ -47,6 +47,11 @@ ctypedef struct PairProposal:
     # Record -> sorted feature ids (F_D).
     const ptr_t* feature_indptr
     const index_t* feature_ids
+    # The same sets as bitsets, n_words uint64 words per record (bit f of word
+    # f >> 6 set iff f ∈ F_D), for k = |F_{D+} ∩ F_{D-}| by AND and popcount;
+    # NULL: k by merging the sorted lists.  Either way the same integer k.
+    const uint64_t* feature_bits
+    Py_ssize_t n_words
     # log W_n for n = 0..len-1, W_n = sum_{j=m..M} C(n, j): the number of heads of
     # allowed length inside a set of n features (-inf when W_n = 0).
     const double* log_w

@@ -30,6 +30,9 @@ after it preserve w.
   examines only its new (older) steps from ⊥: the old steps were already seen
   to reject from ⊥, so the chain would reach them in state ⊥ and fail again.
   That shortcut gives exactly the output of the full re-simulation.
+* k = |F_{D+} ∩ F_{D-}| is counted on per-record feature bitsets (AND and
+  popcount over the words both records span) when the sampler has them,
+  else by merging the two sorted feature lists: the same integer either way.
 * Log space throughout (note 12): log r(y) = (log W_a - log q+(D+))
   + log1p(-exp(log W_k - log W_a)) - log q-(D-); no product of weights is
   ever formed.  The tables log W_n are computed from exact integers.
@@ -54,6 +57,15 @@ from corset._ext._typedefs cimport index_t, int64_t, ptr_t, uint8_t, uint64_t
 from corset._ext._random cimport rng_below, rng_bit, rng_next, rng_uniform, rng_uniform_open
 from corset._ext._intersect cimport intersect_count_ptr
 from corset._ext._weighted cimport cumulative_draw
+
+cdef inline int _popcount(uint64_t x) noexcept nogil:
+    """The number of bits set in x (SWAR).  Inline, it beats ``__builtin_popcountll``,
+    a call into libgcc without -mpopcnt (measured on enron and bibtex)."""
+    x = x - ((x >> 1) & 0x5555555555555555ULL)
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL
+    return <int>((x * 0x0101010101010101ULL) >> 56)
+
 
 # Proposal ratios above this (in log) are not rounding but a proposal that
 # does not bound the target.
@@ -99,13 +111,34 @@ cdef inline void _propose(const PairProposal* p, uint64_t* state,
         i_neg[0] = cumulative_draw(p.neg_cumulative, p.n_neg, p.neg_last, state)
 
 
+cdef inline Py_ssize_t _common_features(const PairProposal* p, index_t r_pos, ptr_t s_pos, Py_ssize_t a,
+                                        index_t r_neg, ptr_t s_neg, Py_ssize_t b) noexcept nogil:
+    """k = |F_{D+} ∩ F_{D-}|: popcount of the AND of the two bitsets, or a merge of the sorted lists."""
+    cdef const uint64_t* x
+    cdef const uint64_t* y
+    cdef Py_ssize_t lo, hi, w, k = 0
+    if p.feature_bits == NULL:
+        return intersect_count_ptr(p.feature_ids + s_pos, a, p.feature_ids + s_neg, b)
+    if a == 0 or b == 0:
+        return 0
+    # A common feature lies in a word both records' (sorted) features span.
+    lo = p.feature_ids[s_pos] if p.feature_ids[s_pos] > p.feature_ids[s_neg] else p.feature_ids[s_neg]
+    hi = (p.feature_ids[s_pos + a - 1] if p.feature_ids[s_pos + a - 1] < p.feature_ids[s_neg + b - 1]
+          else p.feature_ids[s_neg + b - 1])
+    x = p.feature_bits + <Py_ssize_t>r_pos * p.n_words
+    y = p.feature_bits + <Py_ssize_t>r_neg * p.n_words
+    for w in range(lo >> 6, (hi >> 6) + 1):
+        k += _popcount(x[w] & y[w])
+    return k
+
+
 cdef double log_acceptance(const PairProposal* p, Py_ssize_t i_pos, Py_ssize_t i_neg) noexcept nogil:
     """log r = log(w(D+, D-) / w̄(D+, D-)); -inf for a pair of weight 0."""
     cdef index_t r_pos = p.pos_records[i_pos], r_neg = p.neg_records[i_neg]
     cdef ptr_t s_pos = p.feature_indptr[r_pos], s_neg = p.feature_indptr[r_neg]
     cdef Py_ssize_t a = p.feature_indptr[r_pos + 1] - s_pos
     cdef Py_ssize_t b = p.feature_indptr[r_neg + 1] - s_neg
-    cdef Py_ssize_t k = intersect_count_ptr(p.feature_ids + s_pos, a, p.feature_ids + s_neg, b)
+    cdef Py_ssize_t k = _common_features(p, r_pos, s_pos, a, r_neg, s_neg, b)
     cdef double log_ratio
     if k >= a:
         # F_{D+} ⊆ F_{D-}: every head of D+ also matches D-, w = 0.
@@ -366,12 +399,15 @@ cdef class PairSampler:
                  const index_t[::1] neg_records, neg_cumulative, neg_log_proposal,
                  Py_ssize_t neg_last,
                  const ptr_t[::1] feature_indptr, const index_t[::1] feature_ids,
-                 const double[::1] log_w, int64_t max_proposals, int mutation=MUTATION_NONE):
+                 const double[::1] log_w, int64_t max_proposals, int mutation=MUTATION_NONE,
+                 feature_bits=None, Py_ssize_t n_words=0):
         cdef const double[::1] nc
         cdef const double[::1] nl
+        cdef const uint64_t[::1] bits
         cdef Py_ssize_t j, widest = 0
         self.arrays = (pos_records, pos_cumulative, pos_log_proposal, neg_records,
-                       neg_cumulative, neg_log_proposal, feature_indptr, feature_ids, log_w)
+                       neg_cumulative, neg_log_proposal, feature_indptr, feature_ids, log_w,
+                       feature_bits)
         self.c.pos_records = &pos_records[0]
         self.c.pos_cumulative = &pos_cumulative[0]
         self.c.pos_log_proposal = &pos_log_proposal[0]
@@ -393,6 +429,11 @@ cdef class PairSampler:
         self.c.log_w = &log_w[0]
         self.c.max_proposals = max_proposals
         self.c.mutation = mutation
+        self.c.feature_bits = NULL
+        self.c.n_words = n_words
+        if feature_bits is not None:
+            bits = feature_bits
+            self.c.feature_bits = &bits[0]
         for j in range(pos_records.shape[0]):
             widest = max(widest, feature_indptr[pos_records[j] + 1] - feature_indptr[pos_records[j]])
         self.widest_positive = widest
@@ -532,3 +573,19 @@ def sample_pairs_batch(list samplers, const int64_t[::1] seed_indptr, const uint
                 vneg[h] = proposals[i].neg_records[i_neg]
     free(proposals)
     return status, pos_records, neg_records
+
+
+def feature_bitsets(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t n_words):
+    """F_D of every record as a bitset of ``n_words`` uint64 words (records one after another).
+
+    Bit f & 63 of word f >> 6 is set iff f ∈ F_D; ``n_words`` >= ceil(|F| / 64).
+    """
+    cdef Py_ssize_t n_records = indptr.shape[0] - 1, r
+    cdef ptr_t j
+    out = np.zeros(max(n_records * n_words, 1), dtype=np.uint64)
+    cdef uint64_t[::1] bits = out
+    with nogil:
+        for r in range(n_records):
+            for j in range(indptr[r], indptr[r + 1]):
+                bits[r * n_words + (ids[j] >> 6)] |= (<uint64_t>1) << (ids[j] & 63)
+    return out

@@ -36,6 +36,9 @@ Outcomes the paper leaves open, as decided here:
   :class:`ProposalLimitError`.
 
 The proposal of each tail (its cumulative weights) is built once and cached.
+The acceptance test counts k = |F_{D+} ∩ F_{D-}| on per-record feature
+bitsets when they fit in ``_BITSET_BYTES``; that changes no draw (k is the
+same integer).
 """
 
 import numpy as np
@@ -70,6 +73,9 @@ _NO_MAXIMUM = int(np.iinfo(np.int64).max)
 
 _CACHE_BYTES = 64 * 2**20
 """Memory for the per-tail proposals kept by default (see ``HeadSampler``'s ``cache_size``)."""
+
+_BITSET_BYTES = 64 * 2**20
+"""Largest per-record feature bitset table (n_records * ceil(n_features / 64) words) a sampler builds."""
 
 
 def _csr_positions(indptr, rows):
@@ -163,6 +169,15 @@ class HeadSampler:
         self._feature_ids = data.record_features.ids
         if self._feature_ids.size == 0:
             self._feature_ids = np.zeros(1, dtype=np.int32)  # a valid pointer; never read
+        self._feature_bits = None
+        self._n_words = max(1, -(-n_max // 64))
+        self._use_bits = data.n_records * self._n_words * 8 <= _BITSET_BYTES
+
+    def _bits(self):
+        """The per-record feature bitsets (built on first use), or None when they would not fit."""
+        if self._feature_bits is None and self._use_bits:
+            self._feature_bits = _heads.feature_bitsets(self._feature_indptr, self._feature_ids, self._n_words)
+        return self._feature_bits
 
     # -- the proposal of one tail ---------------------------------------------
     def pair_sampler(self, tail):
@@ -226,7 +241,7 @@ class HeadSampler:
             positives, pos_cumulative, pos_log_proposal, pos_last,
             negatives, neg_cumulative, neg_log_proposal, neg_last,
             self._feature_indptr, self._feature_ids, self._log_w,
-            self.max_proposals, _MUTATIONS[self._mutation])
+            self.max_proposals, _MUTATIONS[self._mutation], self._bits(), self._n_words)
 
     def _boley_negative_log_weights(self, negatives):
         """½ log w2(D-) = ½ log sum_{j=m..M} [C(|F|, j) - C(|D-|, j)], from exact integers."""
