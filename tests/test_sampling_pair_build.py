@@ -1,14 +1,18 @@
-"""The bitset acceptance test of HeadSampler's pair stage: it must count
-k = |F_{D+} ∩ F_{D-}| exactly as the merge of the sorted feature lists does."""
+"""The compiled build of the paper's proposal and the bitset acceptance test
+of HeadSampler: each must give exactly what the code it replaces gave (the
+Python build, the merge count of |F_{D+} ∩ F_{D-}|)."""
 import itertools
+import re
 
 import numpy as np
 import pytest
 
 from corset import BinaryData
 from corset._ext import _heads
-from corset.sampling import HeadSampler
+from corset.sampling import HeadSampler, NoDiscriminativeHeadError, NoNegativeRecordsError
 from corset.sampling import _heads as heads_module
+
+LENGTHS = [(1, None), (1, 3), (2, None), (2, 4), (3, 3), (5, None)]
 
 
 def _data(seed, n_records=40, n_features=150, n_labels=5):
@@ -24,6 +28,133 @@ def _data(seed, n_records=40, n_features=150, n_labels=5):
 def _all_tails(data):
     labels = range(data.n_labels)
     return [(l,) for l in labels] + list(itertools.combinations(labels, 2)) + [tuple(labels)]
+
+
+def _outcome(build, tail):
+    """The PairSampler of ``build(tail_array, key)``, or (error type, message)."""
+    try:
+        return build(np.array(tail, dtype=np.int32), tail)
+    except (ValueError, RuntimeError) as exc:
+        return type(exc), str(exc)
+
+
+def _assert_same_proposal(got, want):
+    assert type(got) is type(want)
+    if not isinstance(want, _heads.PairSampler):
+        assert got == want
+        return
+    for i in (0, 2, 3):   # positives, log proposal factors, negatives
+        assert np.array_equal(np.asarray(got.arrays[i]), np.asarray(want.arrays[i])), i
+        assert np.asarray(got.arrays[i]).dtype == np.asarray(want.arrays[i]).dtype
+    np.testing.assert_allclose(np.asarray(got.arrays[1]), np.asarray(want.arrays[1]), rtol=1e-15, atol=0)
+    assert got.arrays[4] is None and got.arrays[5] is None and want.arrays[4] is None
+    assert (got.pos_last, got.neg_last, got.n_positive, got.n_negative, got.widest_positive) == (
+        want.pos_last, want.neg_last, want.n_positive, want.n_negative, want.widest_positive)
+
+
+@pytest.mark.parametrize("m, M", LENGTHS)
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_proposal_equals_python_build(seed, m, M):
+    data = _data(seed)
+    sampler = HeadSampler(data, min_head_length=m, max_head_length=M)
+    tails = _all_tails(data)
+    # One tail at a time (pair_sampler's path) and all at once (sample_pairs_many's).
+    status, together = sampler._build_paper(tails)
+    for tail, st, batched in zip(tails, status, together):
+        want = _outcome(sampler._build_python, tail)
+        _assert_same_proposal(_outcome(sampler._build, tail), want)
+        if isinstance(want, _heads.PairSampler):
+            assert st == _heads.BUILD_OK
+            _assert_same_proposal(batched, want)
+        else:
+            assert batched is None and st != _heads.BUILD_OK
+            error = heads_module._build_error(st, tail, m)
+            assert (type(error), str(error)) == want
+
+
+def _tiny(X, Y):
+    return BinaryData(np.array(X, dtype=np.uint8), np.array(Y, dtype=np.uint8))
+
+
+# X (3 features), Y (3 labels); one positive of label 0 (record 0), label 1 on every record,
+# label 2 on record 3 only, labels 0 and 2 never together.
+X_EDGE = [[1, 0, 0], [1, 1, 0], [1, 0, 1], [0, 0, 0], [1, 1, 1]]
+Y_EDGE = [[1, 1, 0], [0, 1, 0], [0, 1, 0], [0, 1, 1], [0, 1, 0]]
+
+
+@pytest.mark.parametrize("tail, m, error, message", [
+    ((0, 2), 1, ValueError, r"^tail \(0, 2\) has no positive record \(no record carries all its labels\)$"),
+    ((1,), 1, NoNegativeRecordsError,
+     r"^tail \(1,\) is carried by every record: it has no negative record, so every head "
+     r"has discriminativity 0$"),
+    ((2,), 1, NoDiscriminativeHeadError, r"^tail \(2,\): no positive record has min_head_length=1 features$"),
+    ((0,), 2, NoDiscriminativeHeadError, r"^tail \(0,\): no positive record has min_head_length=2 features$"),
+    # Record 0's one feature lies in every other record but record 3 ... which is a negative:
+    # feature 0 is outside it, so this tail has a proposal.
+    ((0,), 1, None, None),
+])
+def test_edge_cases_and_error_messages(tail, m, error, message):
+    data = _tiny(X_EDGE, Y_EDGE)
+    sampler = HeadSampler(data, min_head_length=m)
+    for build in (sampler._build, sampler._build_python):
+        if error is None:
+            ps = build(np.array(tail, dtype=np.int32), tail)
+            assert ps.n_positive == 1 and ps.pos_last == 0
+        else:
+            with pytest.raises(error, match=message) as info:
+                build(np.array(tail, dtype=np.int32), tail)
+            assert type(info.value) is error
+    # sample_pairs_many reports the sampling errors per tail and raises the ValueError.
+    if error is ValueError:
+        with pytest.raises(ValueError, match=message):
+            sampler.sample_pairs_many([tail], [2], 0)
+        return
+    pairs, errors = sampler.sample_pairs_many([tail], [2], 0)
+    if error is None:
+        assert errors == [None] and pairs[0][0].tolist() == [0, 0]
+    else:
+        assert pairs == [None] and type(errors[0]) is error and re.match(message, str(errors[0]))
+
+
+def test_every_head_inside_every_negative():
+    # Positives {0}: {f0} and {f0, f1}; negatives: {f0, f1, f2} twice.  Every
+    # feature of a positive lies in every negative: Z = 0.  feature_counts[f0]
+    # = 4 >= 2 negatives, so the kernel must count over the positives to see it.
+    data = _tiny([[1, 0, 0], [1, 1, 0], [1, 1, 1], [1, 1, 1]], [[1], [1], [0], [0]])
+    for build in (HeadSampler(data)._build, HeadSampler(data)._build_python):
+        with pytest.raises(NoDiscriminativeHeadError,
+                           match=r"^tail \(0,\): every head of allowed length matches every negative record "
+                                 r"\(discriminativity 0 everywhere\)$"):
+            build(np.array([0], dtype=np.int32), (0,))
+    # The same counts, but f1 is missing from one negative: f1 (count 3 >= 2) is
+    # outside a negative, found only by the exact count.
+    data = _tiny([[1, 0, 0], [1, 1, 0], [1, 0, 1], [1, 1, 1]], [[1], [1], [0], [0]])
+    sampler = HeadSampler(data)
+    _assert_same_proposal(sampler._build(np.array([0]), (0,)), sampler._build_python(np.array([0]), (0,)))
+    # m = 2: only the second positive is eligible; its f1 is outside the first negative.
+    sampler = HeadSampler(data, min_head_length=2)
+    ps = sampler._build(np.array([0]), (0,))
+    _assert_same_proposal(ps, sampler._build_python(np.array([0]), (0,)))
+    assert np.asarray(ps.arrays[1]).tolist() == [0.0, 1.0] and ps.pos_last == 1
+    assert np.asarray(ps.arrays[2]).tolist() == [0.0, 0.0]   # log W: -inf placeholder 0, log W_2 = log 1
+
+
+def test_build_falls_back_when_log_w_is_not_monotone():
+    # paper_supports scales by log W at the widest positive; a table where that
+    # is not the maximum is left to the Python build (never the case for a real table).
+    data = _data(3)
+    sampler = HeadSampler(data, max_head_length=3)
+    log_w = sampler._log_w.copy()
+    widths = data.record_n_features[data.tail_support((0,))]
+    log_w[widths.max()] = log_w[widths.min()] - 1.0 if widths.min() < widths.max() else log_w[widths.max()]
+    assert widths.min() < widths.max()
+    sampler._log_w = log_w
+    status, samplers = sampler._build_paper([(0,)])
+    assert status == [_heads.BUILD_NOT_MONOTONE] and samplers == [None]
+    _assert_same_proposal(sampler._build(np.array([0]), (0,)), sampler._build_python(np.array([0]), (0,)))
+    pairs, errors = sampler.sample_pairs_many([(0,)], [20], 5)
+    want = sampler.sample_pairs((0,), 20, 5)
+    assert errors == [None] and all(np.array_equal(g, w) for g, w in zip(pairs[0], want))
 
 
 # -- bitset acceptance ----------------------------------------------------------

@@ -50,13 +50,14 @@ intersection) is the same distribution and is used.
 """
 import numpy as np
 
+cimport numpy as cnp
 from libc.math cimport INFINITY, exp, log, log1p
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 
 from corset._ext._typedefs cimport index_t, int64_t, ptr_t, uint8_t, uint64_t
 from corset._ext._random cimport rng_below, rng_bit, rng_next, rng_uniform, rng_uniform_open
-from corset._ext._intersect cimport intersect_count_ptr
-from corset._ext._weighted cimport cumulative_draw
+from corset._ext._intersect cimport intersect_count_ptr, support_into_ptr
+from corset._ext._weighted cimport cumulative_draw, cumulative_fill
 
 cdef inline int _popcount(uint64_t x) noexcept nogil:
     """The number of bits set in x (SWAR).  Inline, it beats ``__builtin_popcountll``,
@@ -65,7 +66,6 @@ cdef inline int _popcount(uint64_t x) noexcept nogil:
     x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL)
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL
     return <int>((x * 0x0101010101010101ULL) >> 56)
-
 
 # Proposal ratios above this (in log) are not rounding but a proposal that
 # does not bound the target.
@@ -89,6 +89,7 @@ cdef void _fill_binomials() noexcept:
 
 
 _fill_binomials()
+cnp.import_array()
 
 
 # -- pair stage ---------------------------------------------------------------
@@ -446,6 +447,16 @@ cdef class PairSampler:
     def n_negative(self):
         return self.c.n_neg
 
+    @property
+    def pos_last(self):
+        """The last index of positive proposal weight among D_T^+."""
+        return self.c.pos_last
+
+    @property
+    def neg_last(self):
+        """The last index of positive proposal weight among D_T^- (n_negative - 1 if uniform)."""
+        return self.c.neg_last
+
     def log_acceptance(self, Py_ssize_t i_pos, Py_ssize_t i_neg):
         """log(w / w̄) of the pair (positive index, negative index): for tests."""
         return log_acceptance(&self.c, i_pos, i_neg)
@@ -575,6 +586,31 @@ def sample_pairs_batch(list samplers, const int64_t[::1] seed_indptr, const uint
     return status, pos_records, neg_records
 
 
+# -- the paper's proposal, built in compiled code ------------------------------
+# ``HeadSampler`` builds the proposal of proposal="paper" (no test mutation)
+# here, many tails per call, in two steps: ``paper_supports`` finds D_T^+ and
+# the widest positive record of every tail and runs the checks that decide
+# whether the tail has a proposal; the Python layer then supplies the scaled
+# weights (see ``paper_samplers``) and ``paper_samplers`` makes the samplers.
+# The result is the proposal the Python build (``HeadSampler._build_python``)
+# makes, array for array, bit for bit.
+
+cdef enum:
+    BUILD_OK_ = 0
+    BUILD_NO_POSITIVE_ = 1     # D_T^+ is empty
+    BUILD_NO_NEGATIVE_ = 2     # D_T^- is empty
+    BUILD_NO_ELIGIBLE_ = 3     # no positive record has min_head_length features
+    BUILD_ALL_INSIDE_ = 4      # every allowed head of every positive matches every negative
+    BUILD_NOT_MONOTONE_ = 5    # max log W_a over D_T^+ not at the widest record: build in Python
+
+BUILD_OK = BUILD_OK_
+BUILD_NO_POSITIVE = BUILD_NO_POSITIVE_
+BUILD_NO_NEGATIVE = BUILD_NO_NEGATIVE_
+BUILD_NO_ELIGIBLE = BUILD_NO_ELIGIBLE_
+BUILD_ALL_INSIDE = BUILD_ALL_INSIDE_
+BUILD_NOT_MONOTONE = BUILD_NOT_MONOTONE_
+
+
 def feature_bitsets(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t n_words):
     """F_D of every record as a bitset of ``n_words`` uint64 words (records one after another).
 
@@ -588,4 +624,249 @@ def feature_bitsets(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t 
         for r in range(n_records):
             for j in range(indptr[r], indptr[r + 1]):
                 bits[r * n_words + (ids[j] >> 6)] |= (<uint64_t>1) << (ids[j] & 63)
+    return out
+
+
+cdef bint _some_feature_outside(const index_t* positives, Py_ssize_t n_pos,
+                                const ptr_t* feature_indptr, const index_t* feature_ids,
+                                const int64_t* feature_counts, const int64_t* positive_counts,
+                                const double* log_w, Py_ssize_t n_neg) noexcept nogil:
+    """Whether a feature of an eligible positive record (log W_a > -inf) lies outside some negative.
+
+    A feature f lies in every negative iff its count among the negatives,
+    feature_counts[f] - positive_counts[f], equals n_neg.  With
+    ``positive_counts`` NULL the count among the positives is taken as 0:
+    then True is certain (feature_counts[f] < n_neg bounds the count among
+    the negatives) and False inconclusive.
+    """
+    cdef Py_ssize_t i
+    cdef ptr_t j
+    cdef index_t r, f
+    cdef int64_t among_negatives
+    for i in range(n_pos):
+        r = positives[i]
+        if log_w[feature_indptr[r + 1] - feature_indptr[r]] == -INFINITY:
+            continue
+        for j in range(feature_indptr[r], feature_indptr[r + 1]):
+            f = feature_ids[j]
+            among_negatives = feature_counts[f]
+            if positive_counts != NULL:
+                among_negatives -= positive_counts[f]
+            if among_negatives < n_neg:
+                return True
+    return False
+
+
+cdef int _paper_support(const ptr_t* label_indptr, const index_t* label_ids,
+                        const index_t* tail, Py_ssize_t n_keys, Py_ssize_t n_records,
+                        const ptr_t* feature_indptr, const index_t* feature_ids,
+                        const int64_t* feature_counts, const double* log_w,
+                        index_t* positives, Py_ssize_t* n_positive, int64_t* widest,
+                        index_t* order, int64_t* positive_counts) noexcept nogil:
+    """D_T^+ into ``positives``, the widest |F_D| over it, and the BUILD_* status of the tail.
+
+    The checks, in the order of the Python build: a positive record, a
+    negative record, a positive record with log W_a > -inf (eligible), and a
+    feature of an eligible positive outside some negative (else every head
+    of allowed length matches every negative: Z = 0).  ``positive_counts``
+    is zero on entry and on return (n_features entries).
+    """
+    cdef Py_ssize_t n_pos, n_neg, i, a, wide = 0
+    cdef ptr_t j
+    cdef double shift = -INFINITY
+    cdef bint outside
+    n_pos = support_into_ptr(label_indptr, label_ids, tail, n_keys, n_records, positives, order)
+    n_positive[0] = n_pos
+    widest[0] = 0
+    if n_pos == 0:
+        return BUILD_NO_POSITIVE_
+    n_neg = n_records - n_pos
+    if n_neg == 0:
+        return BUILD_NO_NEGATIVE_
+    for i in range(n_pos):
+        a = feature_indptr[positives[i] + 1] - feature_indptr[positives[i]]
+        if a > wide:
+            wide = a
+        if log_w[a] > shift:
+            shift = log_w[a]
+    widest[0] = wide
+    if shift == -INFINITY:
+        return BUILD_NO_ELIGIBLE_
+    # Sparse features settle this at the first feature; only otherwise are
+    # the features of D_T^+ counted.
+    outside = _some_feature_outside(positives, n_pos, feature_indptr, feature_ids, feature_counts,
+                                    NULL, log_w, n_neg)
+    if not outside:
+        for i in range(n_pos):
+            for j in range(feature_indptr[positives[i]], feature_indptr[positives[i] + 1]):
+                positive_counts[feature_ids[j]] += 1
+        outside = _some_feature_outside(positives, n_pos, feature_indptr, feature_ids, feature_counts,
+                                        positive_counts, log_w, n_neg)
+        for i in range(n_pos):
+            for j in range(feature_indptr[positives[i]], feature_indptr[positives[i] + 1]):
+                positive_counts[feature_ids[j]] = 0
+    if not outside:
+        return BUILD_ALL_INSIDE_
+    # The weights are scaled by the largest finite log W_a, which the caller
+    # takes at the widest record (log W_n is non-decreasing in n).
+    if log_w[wide] != shift:
+        return BUILD_NOT_MONOTONE_
+    return BUILD_OK_
+
+
+def paper_supports(const ptr_t[::1] label_indptr, const index_t[::1] label_ids,
+                   const int64_t[::1] tail_indptr, const index_t[::1] tail_ids,
+                   const ptr_t[::1] feature_indptr, const index_t[::1] feature_ids,
+                   const int64_t[::1] feature_counts, const double[::1] log_w):
+    """Step 1 of the compiled build of the paper's proposal, for tails
+    ``tail_ids[tail_indptr[t]:tail_indptr[t + 1]]`` (sorted, non-empty).
+
+    ``label_indptr``/``label_ids`` is the inverted label index, the
+    ``feature_*`` arrays the record -> features CSR (``feature_ids`` at
+    least one entry long), ``feature_counts`` |D[{f}]| per feature and
+    ``log_w`` log W_n for n = 0..|F|.
+
+    Returns ``(status, pos_indptr, pos_ids, widest)``: per tail a BUILD_*
+    code, D_T^+ as ``pos_ids[pos_indptr[t]:pos_indptr[t + 1]]`` (empty
+    unless BUILD_OK or BUILD_NOT_MONOTONE) and max |F_D| over D_T^+.
+    """
+    cdef Py_ssize_t n_tails = tail_indptr.shape[0] - 1, n_records = feature_indptr.shape[0] - 1
+    cdef Py_ssize_t n_features = feature_counts.shape[0], t, i, room = 0, widest_tail = 1
+    cdef Py_ssize_t shortest, length, n_pos = 0
+    cdef int st
+    cdef bint no_memory = False
+    cdef index_t* order = NULL
+    cdef int64_t* positive_counts = NULL
+    # Room for D_T^+ of every tail: at most its shortest posting list.
+    for t in range(n_tails):
+        shortest = n_records
+        for i in range(tail_indptr[t], tail_indptr[t + 1]):
+            length = label_indptr[tail_ids[i] + 1] - label_indptr[tail_ids[i]]
+            if length < shortest:
+                shortest = length
+        room += shortest
+        widest_tail = max(widest_tail, tail_indptr[t + 1] - tail_indptr[t])
+    status = np.zeros(n_tails, dtype=np.int32)
+    pos_indptr = np.zeros(n_tails + 1, dtype=np.int64)
+    pos_ids = np.empty(room + 1, dtype=np.int32)   # + 1: the address past the last D_T^+ stays in bounds
+    widest = np.zeros(n_tails, dtype=np.int64)
+    cdef int[::1] vstatus = status
+    cdef int64_t[::1] vptr = pos_indptr
+    cdef index_t[::1] vids = pos_ids
+    cdef int64_t[::1] vwidest = widest
+    cdef const index_t* labels = &label_ids[0] if label_ids.shape[0] > 0 else NULL
+    with nogil:
+        order = <index_t*>malloc(widest_tail * sizeof(index_t))
+        positive_counts = <int64_t*>calloc(max(n_features, 1), sizeof(int64_t))
+        if order == NULL or positive_counts == NULL:
+            no_memory = True
+        else:
+            for t in range(n_tails):
+                # Written from the end of the previous tail's D_T^+, within the room
+                # of this and later tails.
+                st = _paper_support(&label_indptr[0], labels, &tail_ids[tail_indptr[t]],
+                                    tail_indptr[t + 1] - tail_indptr[t], n_records,
+                                    &feature_indptr[0], &feature_ids[0], &feature_counts[0], &log_w[0],
+                                    &vids[vptr[t]], &n_pos, &vwidest[t], order, positive_counts)
+                vstatus[t] = st
+                vptr[t + 1] = vptr[t] + (n_pos if st == BUILD_OK_ or st == BUILD_NOT_MONOTONE_ else 0)
+        free(order)
+        free(positive_counts)
+    if no_memory:
+        raise MemoryError("paper_supports: could not allocate")
+    return status, pos_indptr, pos_ids, widest
+
+
+cdef Py_ssize_t _fill_paper(const index_t* positives, Py_ssize_t n_pos, Py_ssize_t n_records,
+                            const ptr_t* feature_indptr, const double* log_w, const double* scaled,
+                            index_t* pos_records, index_t* neg_records, double* pos_cumulative,
+                            double* pos_log_proposal) noexcept nogil:
+    """The arrays of one proposal; returns pos_last.  ``pos_cumulative`` first holds the weights."""
+    cdef Py_ssize_t i, q = 0, a
+    cdef index_t r, next_positive
+    for i in range(n_pos):
+        pos_records[i] = positives[i]
+        a = feature_indptr[positives[i] + 1] - feature_indptr[positives[i]]
+        pos_cumulative[i] = scaled[a]
+        # The unused log factor of a record of weight 0: a finite placeholder.
+        pos_log_proposal[i] = log_w[a] if log_w[a] != -INFINITY else 0.0
+    # D_T^-: the records between consecutive positives, in order.
+    r = 0
+    for i in range(n_pos + 1):
+        next_positive = positives[i] if i < n_pos else <index_t>n_records
+        while r < next_positive:
+            neg_records[q] = r
+            q += 1
+            r += 1
+        r = next_positive + 1
+    # In place: cumulative_fill reads weight i before it writes sum i.
+    return cumulative_fill(pos_cumulative, n_pos, pos_cumulative)
+
+
+def paper_samplers(const int[::1] status, const int64_t[::1] pos_indptr, const index_t[::1] pos_ids,
+                   const int64_t[::1] widest, list scaled_rows, feature_indptr, feature_ids, log_w,
+                   feature_bits, Py_ssize_t n_words, int64_t max_proposals):
+    """Step 2: a :class:`PairSampler` per tail of status BUILD_OK (None for the others).
+
+    ``scaled_rows[n]`` (for every n in ``widest`` of a BUILD_OK tail) holds
+    exp(log W_a - log W_n) for a = 0..n, the scaled weight
+    (``corset.sampling._weights.scale_log_weights``) of a record with a
+    features in a tail whose widest positive record has n features.
+    ``feature_indptr``, ``feature_ids``, ``log_w`` and ``feature_bits`` (or
+    None) are those the samplers point into.
+    """
+    cdef Py_ssize_t n_tails = status.shape[0], t, n_pos, n_neg
+    cdef const ptr_t[::1] vindptr = feature_indptr
+    cdef const index_t[::1] vfeatures = feature_ids
+    cdef const double[::1] vlog_w = log_w
+    cdef Py_ssize_t n_records = vindptr.shape[0] - 1
+    cdef const uint64_t[::1] vbits
+    cdef const uint64_t* bits = NULL
+    cdef cnp.ndarray row, pos_records, neg_records, pos_cumulative, pos_log_proposal
+    cdef cnp.npy_intp n_pos_dim, n_neg_dim
+    cdef PairSampler ps
+    if feature_bits is not None:
+        vbits = feature_bits
+        bits = &vbits[0]
+    out = [None] * n_tails
+    for t in range(n_tails):
+        if status[t] != BUILD_OK_:
+            continue
+        n_pos = pos_indptr[t + 1] - pos_indptr[t]
+        n_neg = n_records - n_pos
+        # C-API allocations: a Python-level np.empty and a memoryview per
+        # array cost more than building the arrays.
+        n_pos_dim = n_pos
+        n_neg_dim = n_neg
+        row = scaled_rows[widest[t]]
+        pos_records = cnp.PyArray_EMPTY(1, &n_pos_dim, cnp.NPY_INT32, 0)
+        neg_records = cnp.PyArray_EMPTY(1, &n_neg_dim, cnp.NPY_INT32, 0)
+        pos_cumulative = cnp.PyArray_EMPTY(1, &n_pos_dim, cnp.NPY_FLOAT64, 0)
+        pos_log_proposal = cnp.PyArray_EMPTY(1, &n_pos_dim, cnp.NPY_FLOAT64, 0)
+        ps = PairSampler.__new__(PairSampler)
+        ps.c.pos_records = <const index_t*>cnp.PyArray_DATA(pos_records)
+        ps.c.pos_cumulative = <const double*>cnp.PyArray_DATA(pos_cumulative)
+        ps.c.pos_log_proposal = <const double*>cnp.PyArray_DATA(pos_log_proposal)
+        ps.c.neg_records = <const index_t*>cnp.PyArray_DATA(neg_records)
+        with nogil:
+            ps.c.pos_last = _fill_paper(&pos_ids[pos_indptr[t]], n_pos, n_records, &vindptr[0], &vlog_w[0],
+                                        <const double*>cnp.PyArray_DATA(row),
+                                        <index_t*>ps.c.pos_records, <index_t*>ps.c.neg_records,
+                                        <double*>ps.c.pos_cumulative, <double*>ps.c.pos_log_proposal)
+        ps.arrays = (pos_records, pos_cumulative, pos_log_proposal, neg_records, None, None,
+                     feature_indptr, feature_ids, log_w, feature_bits)
+        ps.c.n_pos = n_pos
+        ps.c.neg_cumulative = NULL
+        ps.c.neg_log_proposal = NULL
+        ps.c.n_neg = n_neg
+        ps.c.neg_last = n_neg - 1
+        ps.c.feature_indptr = &vindptr[0]
+        ps.c.feature_ids = &vfeatures[0]
+        ps.c.feature_bits = bits
+        ps.c.n_words = n_words
+        ps.c.log_w = &vlog_w[0]
+        ps.c.max_proposals = max_proposals
+        ps.c.mutation = MUTATION_NONE
+        ps.widest_positive = widest[t]
+        out[t] = ps
     return out

@@ -36,10 +36,14 @@ Outcomes the paper leaves open, as decided here:
   :class:`ProposalLimitError`.
 
 The proposal of each tail (its cumulative weights) is built once and cached.
-The acceptance test counts k = |F_{D+} ∩ F_{D-}| on per-record feature
-bitsets when they fit in ``_BITSET_BYTES``; that changes no draw (k is the
-same integer).
+The paper's proposal is built in compiled code, many tails per call
+(``corset._ext._heads.paper_supports`` and ``paper_samplers``): the same
+arrays, bit for bit, as the Python build kept for Boley et al.'s proposal and
+the test mutations.  The acceptance test counts k = |F_{D+} ∩ F_{D-}| on
+per-record feature bitsets when they fit in ``_BITSET_BYTES``; that changes
+no draw (k is the same integer).
 """
+import itertools
 
 import numpy as np
 
@@ -87,6 +91,24 @@ def _csr_positions(indptr, rows):
         return np.zeros(0, dtype=np.int64)
     offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
     return offsets + np.arange(total)
+
+
+def _build_error(status, key, min_head_length):
+    """The error of a tail whose proposal cannot be built (a ``_heads.BUILD_*`` status)."""
+    if status == _heads.BUILD_NO_POSITIVE:
+        return ValueError(f"tail {key} has no positive record (no record carries all its labels)")
+    if status == _heads.BUILD_NO_NEGATIVE:
+        return NoNegativeRecordsError(
+            f"tail {key} is carried by every record: it has no negative record, so every head "
+            "has discriminativity 0")
+    if status == _heads.BUILD_NO_ELIGIBLE:
+        return NoDiscriminativeHeadError(
+            f"tail {key}: no positive record has min_head_length={min_head_length} features")
+    if status == _heads.BUILD_ALL_INSIDE:
+        return NoDiscriminativeHeadError(
+            f"tail {key}: every head of allowed length matches every negative record "
+            "(discriminativity 0 everywhere)")
+    raise AssertionError(f"no error for build status {status}")
 
 
 def check_head_lengths(min_head_length, max_head_length):
@@ -169,6 +191,11 @@ class HeadSampler:
         self._feature_ids = data.record_features.ids
         if self._feature_ids.size == 0:
             self._feature_ids = np.zeros(1, dtype=np.int32)  # a valid pointer; never read
+        # The compiled build: the paper's proposal, unmutated.
+        self._compiled = proposal == "paper" and _mutation is None
+        # Row n: the scaled weights exp(log W_a - log W_n), a = 0..n (see _heads.paper_samplers),
+        # made for the widths n of the widest positive records met (at most max |F_D| rows).
+        self._scaled_rows = [None] * (n_max + 1)
         self._feature_bits = None
         self._n_words = max(1, -(-n_max // 64))
         self._use_bits = data.n_records * self._n_words * 8 <= _BITSET_BYTES
@@ -190,24 +217,59 @@ class HeadSampler:
         return cached_per_tail(self._cache, self.cache_size, self.data, tail, self._build)
 
     def _build(self, tail, key):
+        if not self._compiled:
+            return self._build_python(tail, key)
+        status, samplers = self._build_paper([key])
+        if status[0] == _heads.BUILD_OK:
+            return samplers[0]
+        if status[0] == _heads.BUILD_NOT_MONOTONE:
+            return self._build_python(tail, key)
+        raise _build_error(status[0], key, self.min_head_length)
+
+    def _build_paper(self, keys):
+        """The paper's proposals of the tails ``keys`` (sorted tuples), compiled, in two calls.
+
+        Returns ``(status, samplers)``: per tail a ``_heads.BUILD_*`` code and
+        its ``PairSampler`` (None unless BUILD_OK).
+        """
+        data = self.data
+        tail_indptr = np.fromiter(itertools.accumulate(map(len, keys), initial=0), dtype=np.int64,
+                                  count=len(keys) + 1)
+        tail_ids = np.fromiter(itertools.chain.from_iterable(keys), dtype=np.int32, count=int(tail_indptr[-1]))
+        labels = data.label_records
+        status, pos_indptr, pos_ids, widest = _heads.paper_supports(
+            labels.indptr, labels.ids, tail_indptr, tail_ids, self._feature_indptr, self._feature_ids,
+            data.feature_counts, self._log_w)
+        rows = self._scaled_rows
+        log_w = self._log_w
+        for n in set(widest[status == _heads.BUILD_OK].tolist()):
+            if rows[n] is None:
+                # As scale_log_weights computes them: exp(log w - max log w), the
+                # maximum being log W_n (checked by paper_supports).
+                with np.errstate(under="ignore"):
+                    rows[n] = np.exp(log_w[:n + 1] - float(log_w[n]))
+        samplers = _heads.paper_samplers(status, pos_indptr, pos_ids, widest, rows, self._feature_indptr,
+                                         self._feature_ids, log_w, self._bits(), self._n_words,
+                                         self.max_proposals)
+        return status.tolist(), samplers
+
+    def _build_python(self, tail, key):
+        """The proposal of ``tail`` built with numpy: every proposal, every mutation."""
         data = self.data
         m, M = self.min_head_length, self.max_head_length
         positives = np.ascontiguousarray(data.tail_support(tail), dtype=np.int32)
         if positives.size == 0:
-            raise ValueError(f"tail {key} has no positive record (no record carries all its labels)")
+            raise _build_error(_heads.BUILD_NO_POSITIVE, key, m)
         is_positive = np.zeros(data.n_records, dtype=bool)
         is_positive[positives] = True
         negatives = np.flatnonzero(~is_positive).astype(np.int32)
         if negatives.size == 0:
-            raise NoNegativeRecordsError(
-                f"tail {key} is carried by every record: it has no negative record, so every head "
-                "has discriminativity 0")
+            raise _build_error(_heads.BUILD_NO_NEGATIVE, key, m)
         a = np.asarray(data.record_n_features, dtype=np.int64)[positives]
         log_w1 = self._log_w[a]
         eligible = np.isfinite(log_w1)
         if not eligible.any():
-            raise NoDiscriminativeHeadError(
-                f"tail {key}: no positive record has min_head_length={m} features")
+            raise _build_error(_heads.BUILD_NO_ELIGIBLE, key, m)
         # Z = 0 iff the features of every eligible positive record lie in every negative one.
         # Feature counts over the negatives, from the (usually few) positives.
         features = data.record_features
@@ -215,9 +277,7 @@ class HeadSampler:
             features.ids[_csr_positions(features.indptr, positives)], minlength=data.n_features)
         outside_every_negative = negative_counts < negatives.size
         if not outside_every_negative[features.ids[_csr_positions(features.indptr, positives[eligible])]].any():
-            raise NoDiscriminativeHeadError(
-                f"tail {key}: every head of allowed length matches every negative record "
-                "(discriminativity 0 everywhere)")
+            raise _build_error(_heads.BUILD_ALL_INSIDE, key, m)
 
         neg_cumulative = neg_log_proposal = None
         neg_last = negatives.size - 1
