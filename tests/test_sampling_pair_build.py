@@ -1,6 +1,7 @@
-"""The compiled build of the paper's proposal and the bitset acceptance test
-of HeadSampler: each must give exactly what the code it replaces gave (the
-Python build, the merge count of |F_{D+} ∩ F_{D-}|)."""
+"""The compiled build of the paper's proposal, the bitset acceptance test and
+the batched seeds of HeadSampler.sample_pairs_many: each must give exactly
+what the code it replaces gave (the Python build, the merge count of
+|F_{D+} ∩ F_{D-}|, one draw_seeds call per tail)."""
 import itertools
 import re
 
@@ -9,8 +10,10 @@ import pytest
 
 from corset import BinaryData
 from corset._ext import _heads
-from corset.sampling import HeadSampler, NoDiscriminativeHeadError, NoNegativeRecordsError
+from corset._validation import draw_seeds
+from corset.sampling import HeadSampler, NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError
 from corset.sampling import _heads as heads_module
+from corset.sampling._heads import _raw_halves
 
 LENGTHS = [(1, None), (1, 3), (2, None), (2, 4), (3, 3), (5, None)]
 
@@ -211,3 +214,101 @@ def test_feature_bitsets():
     for r in range(data.n_records):
         members = [f for f in range(n_words * 64) if (int(bits[r, f >> 6]) >> (f & 63)) & 1]
         assert members == data.record_features[r].tolist()
+
+
+# -- seeds: one read of the generator for every tail ---------------------------------
+def _generators():
+    return [("MT19937", lambda: np.random.RandomState(8)),
+            ("PCG64", lambda: np.random.RandomState(np.random.PCG64(3)))]
+
+
+@pytest.mark.parametrize("name, make", _generators())
+def test_batched_seeds_equal_per_tail_draws(name, make):
+    counts = [3, 0, 1, 8, 2, 5]
+    one, many = make(), make()
+    assert type(one._bit_generator).__name__ == name
+    raw = _raw_halves(one, 2 * sum(counts))
+    want = np.concatenate([draw_seeds(many, n) for n in counts])
+    # Tail i's seeds: its n_i high halves at raw[2 o_i:2 o_i + n_i], its low halves after them.
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    got = np.concatenate([(raw[2 * o:2 * o + n] << np.uint64(32)) | raw[2 * o + n:2 * o + 2 * n]
+                          for o, n in zip(offsets[:-1].tolist(), counts)])
+    assert np.array_equal(got, want)
+    assert one.randint(0, 2**31, size=4).tolist() == many.randint(0, 2**31, size=4).tolist()
+    # The kernel makes the same seeds from the raw halves: the same pairs.
+    data = _data(5, n_records=50)
+    sampler = HeadSampler(data, method="rejection", max_head_length=3)
+    samplers = [sampler.pair_sampler((0,)), sampler.pair_sampler((1,))] * 3
+    indptr = offsets.astype(np.int64)
+    a = _heads.sample_pairs_batch(samplers, indptr, raw, 1, True)
+    b = _heads.sample_pairs_batch(samplers, indptr, want, 1)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def _one_tail_at_a_time(sampler, tails, counts, rng):
+    """sample_pairs_many as it was: pair_sampler and draw_seeds tail by tail."""
+    out = []
+    for tail, n in zip(tails, counts):
+        try:
+            ps = sampler.pair_sampler(tail)
+        except (NoNegativeRecordsError, NoDiscriminativeHeadError) as exc:
+            out.append(repr(exc))
+            continue
+        seeds = draw_seeds(rng, n)
+        status, _, pos, neg, _, _, _, _ = _heads.sample(ps, seeds, heads_module.METHODS[sampler.method], False,
+                                                        1, 10**9, np.zeros(1), 0)
+        if status == 1:
+            out.append("limit")
+        else:
+            out.append((np.asarray(ps.arrays[0])[pos].tolist(), np.asarray(ps.arrays[3])[neg].tolist()))
+    return out
+
+
+@pytest.mark.parametrize("name, make", _generators())
+@pytest.mark.parametrize("proposal", ["paper", "boley"])
+def test_same_pairs_generator_state_and_cache_as_one_tail_at_a_time(name, make, proposal):
+    data = _data(7, n_records=50, n_features=12)
+    options = dict(proposal=proposal, method="rejection", max_head_length=3, cache_size=4, max_proposals=10**5)
+    tails = [t for t in _all_tails(data) if data.tail_support(t).size]
+    rng = np.random.RandomState(0)
+    batches = [[tails[i] for i in rng.choice(len(tails), 9)] for _ in range(6)]
+    batches.append([tails[0], [int(tails[1][0])], np.array(tails[2]), tails[0]])   # non-tuple tails
+    batched, looped = HeadSampler(data, **options), HeadSampler(data, **options)
+    rng_batched, rng_looped = make(), make()
+    for tails_i in batches:
+        counts = [int(c) for c in rng.randint(0, 6, size=len(tails_i))]
+        pairs, errors = batched.sample_pairs_many(tails_i, counts, rng_batched)
+        got = ["limit" if isinstance(e, ProposalLimitError) else repr(e) if e is not None
+               else (p[0].tolist(), p[1].tolist()) for p, e in zip(pairs, errors)]
+        assert got == _one_tail_at_a_time(looped, tails_i, counts, rng_looped)
+        assert list(batched._cache) == list(looped._cache)
+        assert rng_batched.randint(0, 2**31) == rng_looped.randint(0, 2**31)
+
+
+@pytest.mark.parametrize("bad_at, bad", [(2, "no positive"), (3, "count"), (1, "tail")])
+def test_an_error_stops_where_the_loop_would(bad_at, bad):
+    data = _data(9, n_records=30)
+    tails = [(0,), (1,), (2,), (0, 1)]
+    counts = [2, 3, 1, 4]
+    if bad == "no positive":
+        # Labels 5 and 6: records 0 and 1, no record in common.
+        data = BinaryData(data.X, np.hstack([data.Y.toarray(), np.eye(30, 2, dtype=np.uint8)]))
+        tails[bad_at] = (5, 6)
+        error, message = ValueError, "has no positive record"
+    elif bad == "count":
+        counts[bad_at] = -1
+        error, message = ValueError, "n must be an integer >= 0"
+    else:
+        tails[bad_at] = (0, 99)
+        error, message = ValueError, "outside"
+    batched, looped = HeadSampler(data, max_head_length=3), HeadSampler(data, max_head_length=3)
+    rng_batched, rng_looped = np.random.RandomState(1), np.random.RandomState(1)
+    with pytest.raises(error, match=message):
+        batched.sample_pairs_many(tails, counts, rng_batched)
+    # The loop: the tails before the bad one done, then the error (check_n comes first).
+    _one_tail_at_a_time(looped, tails[:bad_at], counts[:bad_at], rng_looped)
+    if bad != "count":
+        with pytest.raises(error, match=message):
+            _one_tail_at_a_time(looped, tails[bad_at:], counts[bad_at:], rng_looped)
+    assert list(batched._cache) == list(looped._cache) == [tuple(t) for t in tails[:bad_at]]
+    assert rng_batched.randint(0, 2**31) == rng_looped.randint(0, 2**31)

@@ -541,10 +541,19 @@ def sample(PairSampler sampler, const uint64_t[::1] seeds, int method, bint draw
     return status, failed_at, pos_index, neg_index, n_trials, n_steps, head_indptr, head_ids[:filled]
 
 
-def sample_pairs_batch(list samplers, const int64_t[::1] seed_indptr, const uint64_t[::1] seeds, int method):
+def sample_pairs_batch(list samplers, const int64_t[::1] seed_indptr, const uint64_t[::1] seeds, int method,
+                       bint raw_halves=False):
     """Pairs (D+, D-) for several tails in one call: sampler i gets the seeds
     ``seeds[seed_indptr[i]:seed_indptr[i + 1]]``, one pair each (``method``:
     0 CFTP, 1 rejection sampling), the same pairs as :func:`sample` would draw.
+
+    With ``raw_halves``, ``seeds`` holds 2 * seed_indptr[-1] raw 32-bit values
+    (one draw of the caller's generator) and sampler i's seeds are made as
+    ``corset._validation.draw_seeds`` makes n_i = seed_indptr[i + 1] -
+    seed_indptr[i] seeds from its own 2 n_i values, which are
+    ``seeds[2 seed_indptr[i]:2 seed_indptr[i + 1]]``: the n_i high halves,
+    then the n_i low halves.  So one draw serves every tail, and the seeds
+    are those of one ``draw_seeds`` call per tail.
 
     Returns ``(status, pos_records, neg_records)``: per sampler a HEADS_*
     code (its pairs are meaningless unless HEADS_OK), and per seed the
@@ -555,6 +564,8 @@ def sample_pairs_batch(list samplers, const int64_t[::1] seed_indptr, const uint
     cdef PairStats stats
     cdef PairSampler sampler
     cdef int st
+    cdef uint64_t seed
+    cdef Py_ssize_t n_seeds = seed_indptr[n_samplers]
     for i in range(n_samplers):
         if not isinstance(samplers[i], PairSampler):
             raise TypeError(f"samplers[{i}] is not a PairSampler")
@@ -565,18 +576,24 @@ def sample_pairs_batch(list samplers, const int64_t[::1] seed_indptr, const uint
         sampler = samplers[i]
         proposals[i] = &sampler.c
     status = np.zeros(n_samplers, dtype=np.int32)
-    pos_records = np.zeros(seeds.shape[0], dtype=np.int32)
-    neg_records = np.zeros(seeds.shape[0], dtype=np.int32)
+    pos_records = np.zeros(n_seeds, dtype=np.int32)
+    neg_records = np.zeros(n_seeds, dtype=np.int32)
     cdef int[::1] vstatus = status
     cdef index_t[::1] vpos = pos_records
     cdef index_t[::1] vneg = neg_records
     with nogil:
         for i in range(n_samplers):
             for h in range(seed_indptr[i], seed_indptr[i + 1]):
-                if method == 0:
-                    st = cftp_pair(proposals[i], seeds[h], &i_pos, &i_neg, &stats)
+                if raw_halves:
+                    # Seed j of sampler i: high half at 2 o_i + j = o_i + h, low
+                    # half at 2 o_i + n_i + j = o_{i+1} + h (o_i = seed_indptr[i]).
+                    seed = (seeds[seed_indptr[i] + h] << 32) | seeds[seed_indptr[i + 1] + h]
                 else:
-                    st = rejection_pair(proposals[i], seeds[h], &i_pos, &i_neg, &stats)
+                    seed = seeds[h]
+                if method == 0:
+                    st = cftp_pair(proposals[i], seed, &i_pos, &i_neg, &stats)
+                else:
+                    st = rejection_pair(proposals[i], seed, &i_pos, &i_neg, &stats)
                 if st != HEADS_OK:
                     vstatus[i] = st
                     break

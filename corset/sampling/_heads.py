@@ -48,7 +48,7 @@ import itertools
 import numpy as np
 
 from .._ext import _heads, _weighted
-from .._validation import check_positive_int, check_seed, draw_seeds
+from .._validation import _is_canonical, check_positive_int, check_seed, draw_seeds
 from ._common import as_tuples, cached_per_tail, check_data, check_n, check_tail, new_tail_cache
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
 from ._weights import head_counts, log_factorials, log_head_counts, log_of, scale_log_weights
@@ -80,6 +80,19 @@ _CACHE_BYTES = 64 * 2**20
 
 _BITSET_BYTES = 64 * 2**20
 """Largest per-record feature bitset table (n_records * ceil(n_features / 64) words) a sampler builds."""
+
+
+def _raw_halves(rng, count):
+    """``count`` raw 32-bit values of ``rng``: the stream ``draw_seeds`` reads its seeds' halves from.
+
+    ``draw_seeds(rng, n)`` takes 2n such values (n high halves, then n low
+    halves) in one read, and reading in one go or piece by piece gives the
+    same values in the same order; so one call here serves the seeds of many
+    ``draw_seeds`` calls (see ``_heads.sample_pairs_batch``'s ``raw_halves``).
+    """
+    if type(getattr(rng, "_bit_generator", None)) is np.random.MT19937:
+        return rng._bit_generator.random_raw(count)
+    return rng.randint(0, 2**32, size=count, dtype=np.uint64)
 
 
 def _csr_positions(indptr, rows):
@@ -351,7 +364,12 @@ class HeadSampler:
 
         The same pairs as calling :meth:`sample_pairs` tail by tail with the
         same ``random_state`` (seeds are drawn tail by tail; a tail whose
-        proposal cannot be built draws none).
+        proposal cannot be built draws none), and the same state of
+        ``random_state`` and of the proposal cache afterwards, also when an
+        argument error or a tail with no positive record (``ValueError``)
+        stops the call: the tails before it are then done as that loop would
+        have done them.  The missing proposals are built together
+        (:meth:`_build_paper`) and the seeds of all the tails drawn at once.
 
         Returns
         -------
@@ -362,34 +380,88 @@ class HeadSampler:
             (:class:`ProposalLimitError` when ``max_proposals`` was reached).
         """
         rng = check_seed(random_state)
-        samplers, seed_parts, slots = [], [], []
+        data = self.data
+        n_labels = data.n_labels
         errors = [None] * len(tails)
-        for i, (tail, n) in enumerate(zip(tails, counts)):
-            n = check_n(n)
+        # Arguments first, in order; the first bad one stops the loop there.
+        keys, ns = [], []
+        stop = None
+        for tail, n in zip(tails, counts):
             try:
-                sampler = self.pair_sampler(tail)
-            except SamplingError as exc:
-                errors[i] = exc
-                continue
+                if type(n) is not int or n < 0:
+                    n = check_n(n)
+                if not (type(tail) is tuple and tail and _is_canonical(tail, n_labels)):
+                    tail = tuple(check_tail(tail, data).tolist())
+            except (TypeError, ValueError) as exc:
+                stop = exc
+                break
+            keys.append(tail)
+            ns.append(n)
+        # Every proposal the loop would build, built at once.  The cached ones
+        # are held too: the loop's own insertions may evict one before its turn.
+        cache = self._cache
+        known, missing = {}, []
+        for key in keys:
+            if key not in known:
+                value = cache.get(key)
+                known[key] = value
+                if value is None:
+                    missing.append(key)
+        if missing:
+            # A BUILD_* status where the build failed (the error is made at the tail's turn).
+            status, built = self._build_paper(missing) if self._compiled else ([None] * len(missing),) * 2
+            for key, st, sampler in zip(missing, status, built):
+                if st == _heads.BUILD_OK:
+                    known[key] = sampler
+                elif st is None or st == _heads.BUILD_NOT_MONOTONE:
+                    try:
+                        known[key] = self._build_python(np.array(key, dtype=np.int32), key)
+                    except (SamplingError, ValueError) as exc:
+                        known[key] = exc
+                else:
+                    known[key] = st
+        # The loop's cache updates (cached_per_tail), in order.
+        samplers, slots, seed_counts = [], [], []
+        size, m = self.cache_size, self.min_head_length
+        for i, key in enumerate(keys):
+            sampler = cache.get(key)
+            if sampler is not None:
+                cache.move_to_end(key)
+            else:
+                sampler = known[key]
+                if type(sampler) is not _heads.PairSampler:
+                    exc = sampler if isinstance(sampler, Exception) else _build_error(sampler, key, m)
+                    if not isinstance(exc, SamplingError):
+                        stop = exc
+                        break
+                    errors[i] = exc
+                    continue
+                cache[key] = sampler
+                if len(cache) > size:
+                    cache.popitem(last=False)
             samplers.append(sampler)
-            seed_parts.append(draw_seeds(rng, n))
             slots.append(i)
-        indptr = np.zeros(len(samplers) + 1, dtype=np.int64)
-        indptr[1:] = np.cumsum([part.size for part in seed_parts])
-        seeds = np.concatenate(seed_parts) if seed_parts else np.empty(0, dtype=np.uint64)
-        status, pos, neg = _heads.sample_pairs_batch(samplers, indptr, seeds, METHODS[self.method])
+            seed_counts.append(ns[i])
+        # Every seed from one read of the generator (_raw_halves).
+        indptr = np.fromiter(itertools.accumulate(seed_counts, initial=0), dtype=np.int64,
+                             count=len(seed_counts) + 1)
+        raw = _raw_halves(rng, 2 * int(indptr[-1]))
+        if stop is not None:
+            raise stop
+        status, pos, neg = _heads.sample_pairs_batch(samplers, indptr, raw, METHODS[self.method], True)
         pairs = [None] * len(tails)
+        bounds = indptr.tolist()
+        status = status.tolist()
         for k, i in enumerate(slots):
-            if status[k] == 1:
+            if status[k] == 0:
+                pairs[i] = (pos[bounds[k]:bounds[k + 1]], neg[bounds[k]:bounds[k + 1]])
+            elif status[k] == 1:
                 errors[i] = ProposalLimitError(
                     f"tail {tuple(check_tail(tails[i], self.data).tolist())}: no pair accepted after "
                     f"max_proposals={self.max_proposals} proposals (proposal={self.proposal!r}); the "
                     "expected number is Z̄/Z, see corset.sampling.log_proposal_ratio")
-            elif status[k] != 0:
-                errors[i] = SamplingError(_STATUS_MESSAGES.get(int(status[k]),
-                                                               f"head-sampling kernel status {status[k]}"))
             else:
-                pairs[i] = (pos[indptr[k]:indptr[k + 1]], neg[indptr[k]:indptr[k + 1]])
+                errors[i] = SamplingError(_STATUS_MESSAGES.get(status[k], f"head-sampling kernel status {status[k]}"))
         return pairs, errors
 
     def draw_pair(self, tail, random_state=None):
