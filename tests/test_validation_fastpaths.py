@@ -208,20 +208,31 @@ def test_statistics_gathered_equal_statistics_recomputed():
 
 
 def test_chosen_statistics_grow_incrementally():
+    """The chosen rules' statistics, kept as copies per rule, equal a subset of the pool's."""
     data = _data(3, n=50, f=6, l=3)
     rules = [((0,), (1,)), ((1, 2), (0,)), ((3,), (0, 2)), ((4,), (2,))]
     stats = rule_statistics(data, rules)
     state = _State(data)
+    picked = []
     for k, index in enumerate([2, 0, 3, 1]):
         area = _selection_area(data, state, stats, index)
         state.add(stats, index, 1.0, area)
+        picked.append(index)
         if k == 1:
-            state.chosen()  # cached here, then extended
+            state.chosen()  # cached here, then rebuilt with the new rules
         chosen = state.chosen()
-        again = RuleStatistics.concatenate(state.parts)
-        assert chosen.rules == again.rules
-        np.testing.assert_array_equal(chosen.support_ids, again.support_ids)
-        np.testing.assert_array_equal(chosen.accuracy, again.accuracy)
+        again = stats.subset(picked)
+        assert chosen.rules == again.rules == [rules[i] for i in picked]
+        for name in ("head_indptr", "head_ids", "tail_indptr", "tail_ids", "support_indptr", "support_ids",
+                     "head_counts", "tail_counts", "rule_counts", "precision", "base_rate", "accuracy"):
+            np.testing.assert_array_equal(getattr(chosen, name), getattr(again, name), err_msg=name)
+            assert getattr(chosen, name).dtype == getattr(again, name).dtype, name
+        csr = state.chosen_csr()
+        for got, want in zip(csr, (again.support_indptr, again.support_ids, again.tail_indptr, again.tail_ids)):
+            np.testing.assert_array_equal(got, want)
+        last = state.chosen_csr(len(state) - 1)
+        np.testing.assert_array_equal(last[1], stats.support(index))
+        np.testing.assert_array_equal(last[3], stats.tail(index))
 
 
 def _selection_area(data, state, stats, index):

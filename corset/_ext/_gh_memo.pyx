@@ -55,8 +55,19 @@ cdef extern from *:
         if (a.gain != b.gain) return a.gain > b.gain;
         return a.feature < b.feature;
     }
+    /* The same order as a function object, so that the sorts inline it. */
+    struct corset_gh_order {
+        bool operator()(const corset_gh_entry& a, const corset_gh_entry& b) const {
+            return corset_gh_before(a, b);
+        }
+    };
+    /* The k first entries in order into first[0..k): a selection, then a sort of
+       those k.  The order is total (feature ids differ), so these k entries are
+       the same as a full sort's. */
     static inline void corset_gh_top(corset_gh_entry* first, Py_ssize_t k, Py_ssize_t n) {
-        std::partial_sort(first, first + k, first + n, corset_gh_before);
+        if (k < n)
+            std::nth_element(first, first + k, first + n, corset_gh_order());
+        std::sort(first, first + k, corset_gh_order());
     }
     """
     ctypedef struct Entry "corset_gh_entry":
