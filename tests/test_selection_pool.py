@@ -211,3 +211,28 @@ def test_greedy_selection_array_path_equals_tuple_path(synthetic, seed, second_r
     assert by_arrays.rules == by_tuples.rules
     assert by_arrays.n_candidates == by_tuples.n_candidates
     assert by_arrays.objective == by_tuples.objective
+
+
+@pytest.mark.parametrize("store_bytes", [0, 16_000, None])  # 16 kB: dropped after a few steps
+@pytest.mark.parametrize("options", [dict(lam=0.1, quality="submodular", min_support=2),
+                                     dict(lam=1.0, quality="paper", second_round=True),
+                                     dict(lam=0.0, quality="submodular")])
+def test_candidate_store_gives_the_same_selection(synthetic, monkeypatch, store_bytes, options):
+    """Statistics and distance sums kept per distinct rule (or dropped mid-run) change nothing."""
+    import corset.selection._greedy as greedy
+
+    def run(bytes_):
+        if bytes_ is not None:
+            monkeypatch.setattr(greedy, "_STORE_BYTES", bytes_)
+        gen = CandidateGenerator(synthetic, n_tails=10, n_heads_per_tail=5, head_method="gh",
+                                 space="interpretable", max_head_length=3, on_proposal_limit="skip", random_state=4)
+        result = greedy_selection(synthetic, gen, n_rules=20, tol=None, **options)
+        monkeypatch.undo()
+        return result
+
+    reference = run(0)   # the store is never used: every pool computed afresh
+    got = run(store_bytes)
+    assert got.rules == reference.rules
+    np.testing.assert_array_equal(got.gains, reference.gains)
+    np.testing.assert_array_equal(got.areas, reference.areas)
+    assert got.objective == reference.objective and got.n_candidates == reference.n_candidates
