@@ -230,9 +230,11 @@ def test_chosen_statistics_grow_incrementally():
         csr = state.chosen_csr()
         for got, want in zip(csr, (again.support_indptr, again.support_ids, again.tail_indptr, again.tail_ids)):
             np.testing.assert_array_equal(got, want)
-        last = state.chosen_csr(len(state) - 1)
-        np.testing.assert_array_equal(last[1], stats.support(index))
-        np.testing.assert_array_equal(last[3], stats.tail(index))
+        # From ``start`` on: the offsets of the last rule, into the ids of all chosen rules.
+        s_ptr, s_ids, t_ptr, t_ids = state.chosen_csr(len(state) - 1)
+        assert s_ptr.shape == t_ptr.shape == (2,)
+        np.testing.assert_array_equal(s_ids[s_ptr[0]:s_ptr[1]], stats.support(index))
+        np.testing.assert_array_equal(t_ids[t_ptr[0]:t_ptr[1]], stats.tail(index))
 
 
 def _selection_area(data, state, stats, index):

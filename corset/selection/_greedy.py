@@ -108,84 +108,6 @@ class SelectionResult:
         return len(self.rules)
 
 
-class _State:
-    """Coverage state and chosen rules of one greedy run."""
-
-    def __init__(self, data):
-        self.data = data
-        self.y_indptr = np.ascontiguousarray(data.Y.indptr, dtype=np.int64)
-        self.covered = np.zeros(data.n_label_occurrences, dtype=np.uint8)
-        self.best_accuracy = np.zeros(data.n_label_occurrences, dtype=np.float64)
-        self.rules = []
-        self.keys = set()
-        self.gains = []
-        self.areas = []
-        self.shares = []
-        self._heads = []     # H, D[R] and T of each chosen rule (int32 arrays)
-        self._supports = []
-        self._tails = []
-        self._numbers = []   # the statistics named in _PICKED, per chosen rule
-        self._chosen = None  # RuleStatistics of the chosen rules, when last built
-        self._csr = None     # chosen_csr(), when last built
-
-    def __len__(self):
-        return len(self.rules)
-
-    def share(self, area):
-        n = self.data.n_label_occurrences
-        return area / n if n else 0.0
-
-    def add(self, stats, index, gain, area):
-        new = _selection.add_coverage(self.y_indptr, self.data.Y.indices, self.covered, self.best_accuracy,
-                                      stats.support(index), stats.tail(index), float(stats.accuracy[index]))
-        # The kernel's area and the update must agree: both read the same flags.
-        assert new == area, (new, area)
-        rule = stats.rule(index)
-        self.rules.append(rule)
-        self.keys.add(rule)
-        # Copies of the chosen rule's rows, so that no pool stays alive.
-        self._heads.append(stats.head_ids[stats.head_indptr[index]:stats.head_indptr[index + 1]].copy())
-        self._supports.append(stats.support(index).copy())
-        self._tails.append(stats.tail(index).copy())
-        self._numbers.append(tuple(float(getattr(stats, name)[index]) for name in _PICKED))
-        self.gains.append(float(gain))
-        self.areas.append(int(area))
-        self.shares.append(self.share(int(area)))
-        return rule
-
-    def chosen_csr(self, start=0):
-        """``(support_indptr, support_ids, tail_indptr, tail_ids)`` of the chosen rules from ``start`` on."""
-        if start:
-            return _concatenate_rows(self._supports[start:]) + _concatenate_rows(self._tails[start:])
-        if self._csr is None or self._csr[0].shape[0] != len(self._supports) + 1:
-            self._csr = _concatenate_rows(self._supports) + _concatenate_rows(self._tails)
-        return self._csr
-
-    def chosen(self):
-        """RuleStatistics of the chosen rules, in order."""
-        if self._chosen is None or len(self._chosen) != len(self.rules):
-            head = _concatenate_rows(self._heads)
-            support_indptr, support_ids, tail_indptr, tail_ids = self.chosen_csr()
-            numbers = np.array(self._numbers, dtype=np.float64).reshape(len(self.rules), len(_PICKED))
-            counts = numbers[:, :2].astype(np.int64)  # |D[H]|, |D[T]|: exact in a double
-            self._chosen = RuleStatistics(list(self.rules), head + (tail_indptr, tail_ids), support_indptr,
-                                          support_ids, counts[:, 0], counts[:, 1], self.data.n_records,
-                                          _derived=tuple(numbers[:, 2:].T.copy()))
-        return self._chosen
-
-
-# What _State keeps of each chosen rule, besides its rows (RuleStatistics attributes).
-_PICKED = ("head_counts", "tail_counts", "precision", "base_rate", "accuracy")
-
-
-def _concatenate_rows(rows):
-    """A CSR ``(indptr, ids)`` of int32 id arrays."""
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum([r.shape[0] for r in rows], out=indptr[1:])
-    ids = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int32)
-    return indptr, ids
-
-
 class _Growing:
     """A 1-D array that grows by appending (capacity doubled as needed)."""
 
@@ -207,6 +129,89 @@ class _Growing:
     @property
     def view(self):
         return self.data[:self.size]
+
+
+class _State:
+    """Coverage state and chosen rules of one greedy run."""
+
+    def __init__(self, data):
+        self.data = data
+        self.y_indptr = np.ascontiguousarray(data.Y.indptr, dtype=np.int64)
+        self.covered = np.zeros(data.n_label_occurrences, dtype=np.uint8)
+        self.best_accuracy = np.zeros(data.n_label_occurrences, dtype=np.float64)
+        self.rules = []
+        self.keys = set()
+        self.gains = []
+        self.areas = []
+        self.shares = []
+        self._heads = []     # H of each chosen rule (int32 arrays)
+        # D[R] and T of the chosen rules as growing CSR arrays (copies: no pool stays alive).
+        self._support_indptr = _Growing(np.int64, [0])
+        self._support_ids = _Growing(np.int32)
+        self._tail_indptr = _Growing(np.int64, [0])
+        self._tail_ids = _Growing(np.int32)
+        self._numbers = []   # the statistics named in _PICKED, per chosen rule
+        self._chosen = None  # RuleStatistics of the chosen rules, when last built
+
+    def __len__(self):
+        return len(self.rules)
+
+    def share(self, area):
+        n = self.data.n_label_occurrences
+        return area / n if n else 0.0
+
+    def add(self, stats, index, gain, area):
+        new = _selection.add_coverage(self.y_indptr, self.data.Y.indices, self.covered, self.best_accuracy,
+                                      stats.support(index), stats.tail(index), float(stats.accuracy[index]))
+        # The kernel's area and the update must agree: both read the same flags.
+        assert new == area, (new, area)
+        rule = stats.rule(index)
+        self.rules.append(rule)
+        self.keys.add(rule)
+        # Copies of the chosen rule's rows, so that no pool stays alive.
+        self._heads.append(stats.head_ids[stats.head_indptr[index]:stats.head_indptr[index + 1]].copy())
+        support, tail = stats.support(index), stats.tail(index)
+        self._support_ids.append(support)
+        self._support_indptr.append(np.array([self._support_ids.size], dtype=np.int64))
+        self._tail_ids.append(tail)
+        self._tail_indptr.append(np.array([self._tail_ids.size], dtype=np.int64))
+        self._numbers.append(tuple(float(getattr(stats, name)[index]) for name in _PICKED))
+        self.gains.append(float(gain))
+        self.areas.append(int(area))
+        self.shares.append(self.share(int(area)))
+        return rule
+
+    def chosen_csr(self, start=0):
+        """``(support_indptr, support_ids, tail_indptr, tail_ids)`` of the chosen rules from ``start`` on.
+
+        The offsets index the ids of all chosen rules (views, not copies).
+        """
+        return (self._support_indptr.view[start:], self._support_ids.view,
+                self._tail_indptr.view[start:], self._tail_ids.view)
+
+    def chosen(self):
+        """RuleStatistics of the chosen rules, in order."""
+        if self._chosen is None or len(self._chosen) != len(self.rules):
+            head = _concatenate_rows(self._heads)
+            support_indptr, support_ids, tail_indptr, tail_ids = (a.copy() for a in self.chosen_csr())
+            numbers = np.array(self._numbers, dtype=np.float64).reshape(len(self.rules), len(_PICKED))
+            counts = numbers[:, :2].astype(np.int64)  # |D[H]|, |D[T]|: exact in a double
+            self._chosen = RuleStatistics(list(self.rules), head + (tail_indptr, tail_ids), support_indptr,
+                                          support_ids, counts[:, 0], counts[:, 1], self.data.n_records,
+                                          _derived=tuple(numbers[:, 2:].T.copy()))
+        return self._chosen
+
+
+# What _State keeps of each chosen rule, besides its rows (RuleStatistics attributes).
+_PICKED = ("head_counts", "tail_counts", "precision", "base_rate", "accuracy")
+
+
+def _concatenate_rows(rows):
+    """A CSR ``(indptr, ids)`` of int32 id arrays."""
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([r.shape[0] for r in rows], out=indptr[1:])
+    ids = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int32)
+    return indptr, ids
 
 
 class _CandidateStore:
