@@ -81,7 +81,23 @@ def test_memo_is_used_on_real_sized_pools_and_counts_nodes():
     for call in range(3):
         assert memo.sample_many(tails, 50, random_state=call) == plain.sample_many(tails, 50, random_state=call)
     assert memo._memo.n_nodes > 3
-    assert set(memo._roots) == {(0,), (1,), (2, 3)}
+    # One search tree per distinct set of roles (here: per distinct tail).
+    assert set(memo._roots) == {memo.roles(t)[0].tobytes() for t in [(0,), (1,), (2, 3)]}
+
+
+def test_tails_with_the_same_positive_records_share_one_search_tree():
+    rng = np.random.RandomState(1)
+    X = rng.rand(200, 40) < 0.2
+    base = X[:, 0] | (rng.rand(200) < 0.2)
+    # Labels 0 and 1 are carried by the same records, so tails (0,), (1,) and (0, 1) have the same roles.
+    Y = np.column_stack([base, base, X[:, 1] | (rng.rand(200) < 0.1)]).astype(np.uint8)
+    data = BinaryData(X, Y)
+    tails = [(0,), (1,), (0, 1), (2,), (1,)]
+    memo = GreedyHeadSearch(data, seed="paper", max_head_length=3)
+    plain = GreedyHeadSearch(data, seed="paper", max_head_length=3, memo=False)
+    for call in range(3):
+        assert memo.sample_many(tails, 30, random_state=call) == plain.sample_many(tails, 30, random_state=call)
+    assert len(memo._roots) == 2
 
 
 def test_memo_only_for_short_unnormalised_heads():

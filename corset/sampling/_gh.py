@@ -189,11 +189,16 @@ class GreedyHeadSearch:
 
     # -- per tail ------------------------------------------------------------
     def _cached_roles(self, tail, covered):
-        """:meth:`roles`, kept per tail while the selected rules do not change it."""
+        """:meth:`roles` and the roles as bytes, kept per tail while the selected rules do not change it.
+
+        The bytes identify the search tree: tails whose records have the same
+        roles (the same positive records) have the same searches.
+        """
         key = tuple(tail)
         hit = self._role_cache.get(key)
         if hit is None:
-            hit = self.roles(tail, covered)
+            role, positives = self.roles(tail, covered)
+            hit = role, positives, role.tobytes()
             if len(self._role_cache) > 4096:
                 self._role_cache.clear()
             self._role_cache[key] = hit
@@ -381,18 +386,31 @@ class GreedyHeadSearch:
                 except SamplingError as exc:
                     tail_errors[i] = exc
                     pairs.append(no_pairs)
+        # Tails with the same roles share one search tree and one slot of the
+        # kernel (their searches are the same): slots are the distinct roles.
         cached = [self._cached_roles(tail, covered) for tail in distinct]
-        roles = np.stack([role for role, _ in cached]) if cached else np.empty((0, data.n_records), np.uint8)
-        n_positive = np.fromiter((positives.size for _, positives in cached), dtype=np.int64, count=len(cached))
+        slot_of_key = {}
+        tail_slot = [slot_of_key.setdefault(key, len(slot_of_key)) for _, _, key in cached]
+        slot_cached = [None] * len(slot_of_key)
+        for slot_index, (role, positives, _) in zip(tail_slot, cached):
+            if slot_cached[slot_index] is None:
+                slot_cached[slot_index] = (role, positives)
+        slot_keys = list(slot_of_key)
+        roles = (np.stack([role for role, _ in slot_cached]) if slot_cached
+                 else np.empty((0, data.n_records), np.uint8))
+        n_positive = np.fromiter((positives.size for _, positives in slot_cached), dtype=np.int64,
+                                 count=len(slot_cached))
         if self.seed == "deterministic":
-            cand_parts = [self._candidates(positives, None, None) for _, positives in cached]
-            cand_indptr = np.zeros(len(distinct) + 1, dtype=np.int64)
+            cand_parts = [self._candidates(positives, None, None) for _, positives in slot_cached]
+            cand_indptr = np.zeros(len(slot_cached) + 1, dtype=np.int64)
             cand_indptr[1:] = np.cumsum([c.size for c in cand_parts])
             cand_ids = np.concatenate(cand_parts).astype(np.int32) if cand_parts else np.empty(0, np.int32)
         else:
-            cand_indptr = np.zeros(len(distinct) + 1, dtype=np.int64)
+            cand_indptr = np.zeros(len(slot_cached) + 1, dtype=np.int64)
             cand_ids = np.empty(0, dtype=np.int32)
-        job_tail = np.repeat(np.arange(len(distinct), dtype=np.int32), [pos.size for pos, _ in pairs])
+        # Jobs in distinct-tail order; each job searches in its tail's slot.
+        job_counts = [pos.size for pos, _ in pairs]
+        job_tail = np.repeat(np.asarray(tail_slot, dtype=np.int32), job_counts)
         job_pos = [pos for pos, _ in pairs]
         job_neg = [neg for _, neg in pairs]
         f_idx, r_idx = data.feature_records, data.record_features
@@ -401,7 +419,7 @@ class GreedyHeadSearch:
                 np.concatenate(job_neg).astype(np.int32, copy=False) if job_neg else np.empty(0, dtype=np.int32))
         max_length = -1 if self.max_head_length is None else self.max_head_length
         if self._memo is not None:
-            roots = np.asarray([self._roots.get(t, -1) for t in distinct], dtype=np.int32)
+            roots = np.asarray([self._roots.get(key, -1) for key in slot_keys], dtype=np.int32)
             try:
                 indptr, ids = _gh_memo.greedy_heads_memo(
                     self._memo, f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles,
@@ -410,7 +428,7 @@ class GreedyHeadSearch:
             except MemoryError:
                 self._forget_memo()  # a half-added node leaves the memo inconsistent
                 raise
-            self._roots.update(zip(distinct, roots.tolist()))
+            self._roots.update(zip(slot_keys, roots.tolist()))
             if self._memo.n_entries > self.memo_max_entries:
                 self._forget_memo()
         else:
@@ -421,8 +439,7 @@ class GreedyHeadSearch:
                 self.candidates == "difference", self.min_head_length, max_length, int(n_threads))
         # Jobs are grouped by tail slot, in slot order: slot i starts after all earlier slots' jobs;
         # occurrence k of a tail takes the slot's n jobs from starts[i] + k·n on.
-        counts = np.bincount(job_tail, minlength=len(distinct))
-        starts = (np.cumsum(counts) - counts).tolist()
+        starts = (np.cumsum(job_counts) - job_counts).tolist() if job_counts else []
         used = [0] * len(distinct)
         first_job = np.full(len(tails), -1, dtype=np.int64)
         errors = []
