@@ -188,7 +188,7 @@ cdef struct Workspace:
     index_t* support     # n_records
     index_t* order       # longest path
     index_t* n_pos       # n_features counters
-    index_t* n_neg
+    index_t* n_other     # records of role 0 (neither positive nor negative)
     index_t* n_all
     index_t* touched     # n_features ids
     int64_t* pos_stamp   # n_features: == key + 1 on the features of the candidate source ``pos_key``
@@ -203,8 +203,9 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
                        const ptr_t* r_indptr, const index_t* r_ids, const uint8_t* role,
                        const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
                        Workspace* w) noexcept nogil:
-    """Count, for every feature h ∉ path of the records of D[path], the positives, negatives
-    and records of D[path ∪ {h}]; returns how many features were touched (``w.touched``)."""
+    """Count, for every feature h ∉ path of the records of D[path], the records, the positives
+    and the records of role 0 of D[path ∪ {h}] (negatives: the rest); returns how many features
+    were touched (``w.touched``)."""
     cdef Py_ssize_t n_support, i, k, n_touched = 0
     cdef ptr_t p
     cdef index_t r, f
@@ -227,16 +228,17 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
                 w.touched[n_touched] = f
                 n_touched += 1
             w.n_all[f] += 1
+            # Negatives are most records: they are counted as n_all - n_pos - n_other.
             if rr == 1:
                 w.n_pos[f] += 1
-            elif rr == 2:
-                w.n_neg[f] += 1
+            elif rr != 2:
+                w.n_other[f] += 1
     return n_touched
 
 
 cdef inline void _entry_of(Entry* e, index_t f, Workspace* w, double gamma, double phi) noexcept nogil:
     # The same arithmetic as the plain search, so that ties break alike.
-    e.value = <double> w.n_pos[f] - gamma * <double> w.n_neg[f]
+    e.value = <double> w.n_pos[f] - gamma * <double> (w.n_all[f] - w.n_pos[f] - w.n_other[f])
     e.gain = e.value - phi
     e.feature = f
     e.n_pos = w.n_pos[f]
@@ -249,7 +251,7 @@ cdef inline void _reset(Workspace* w, Py_ssize_t n_touched) noexcept nogil:
     for i in range(n_touched):
         f = w.touched[i]
         w.n_pos[f] = 0
-        w.n_neg[f] = 0
+        w.n_other[f] = 0
         w.n_all[f] = 0
 
 
@@ -509,7 +511,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
         ws[i].support = &sup[i, 0]
         ws[i].order = &pth[i, 1, 0]
         ws[i].n_pos = &cnt[i, 0, 0]
-        ws[i].n_neg = &cnt[i, 1, 0]
+        ws[i].n_other = &cnt[i, 1, 0]
         ws[i].n_all = &cnt[i, 2, 0]
         ws[i].touched = &cnt[i, 3, 0]
         ws[i].pos_stamp = &stamp_v[i, 0, 0]
