@@ -24,6 +24,17 @@ cdef extern from *:
     #include <vector>
     typedef std::unordered_map<std::string, int64_t> corset_rule_map;
 
+    /* The number of ``key``, adding it when new (a lookup first: most keys are
+       repeats, and emplace would build a node, copying the key, before looking). */
+    static inline int64_t corset_number(corset_rule_map* map, const std::string& key) {
+        corset_rule_map::const_iterator it = map->find(key);
+        if (it != map->end())
+            return it->second;
+        int64_t number = static_cast<int64_t>(map->size());
+        map->emplace(key, number);
+        return number;
+    }
+
     static inline void corset_append_ids(std::string& key, const int32_t* ids, int64_t start, int64_t stop) {
         if (stop > start)  /* ids may be NULL for an empty batch of ids */
             key.append(reinterpret_cast<const char*>(ids + start), static_cast<size_t>(stop - start) * sizeof(int32_t));
@@ -44,7 +55,7 @@ cdef extern from *:
                 corset_append_ids(key, head_ids, head_indptr[r], head_indptr[r + 1]);
                 key.append(reinterpret_cast<const char*>(&separator), sizeof(int32_t));
                 corset_append_ids(key, tail_ids, tail_indptr[r], tail_indptr[r + 1]);
-                out[r] = map->emplace(key, static_cast<int64_t>(map->size())).first->second;
+                out[r] = corset_number(map, key);
             }
             return 0;
         } catch (const std::bad_alloc&) {
@@ -78,7 +89,7 @@ cdef extern from *:
                 corset_append_ids(key, head_ids, head_indptr[r], head_indptr[r + 1]);
                 key.append(reinterpret_cast<const char*>(&separator), sizeof(int32_t));
                 corset_append_ids(key, tail_ids, tail_indptr[r], tail_indptr[r + 1]);
-                int64_t number = map->emplace(key, static_cast<int64_t>(map->size())).first->second;
+                int64_t number = corset_number(map, key);
                 if (static_cast<size_t>(number) >= seen->size())
                     seen->resize(static_cast<size_t>(number) + 1, -1);
                 if ((*seen)[number] == call)
