@@ -236,3 +236,17 @@ def test_candidate_store_gives_the_same_selection(synthetic, monkeypatch, store_
     np.testing.assert_array_equal(got.gains, reference.gains)
     np.testing.assert_array_equal(got.areas, reference.areas)
     assert got.objective == reference.objective and got.n_candidates == reference.n_candidates
+
+
+def test_candidate_pool_checks_tails_that_are_not_canonical(synthetic, monkeypatch):
+    """Only a pool with canonical tails skips validation; another one gets the pool's clear error."""
+    gen = CandidateGenerator(synthetic, n_tails=5, n_heads_per_tail=2, head_method="gh", max_head_length=3,
+                             on_proposal_limit="skip", random_state=0)
+    pool = gen.candidate_pool([])
+    tail = pool[0][1]
+    if len(tail) < 2:
+        carried = [tuple(synthetic.record_labels[i].tolist()) for i in range(synthetic.n_records)]
+        tail = next(t for t in carried if len(t) >= 2)[:2]
+    monkeypatch.setattr(gen._tail_sampler, "sample", lambda n, rng: [tuple(reversed(tail))])
+    with pytest.raises(ValueError, match="strictly increasing"):
+        gen.candidate_pool([])

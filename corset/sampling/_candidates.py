@@ -11,7 +11,7 @@ from scratch unless the selection went back on a rule.
 """
 import numpy as np
 
-from .._validation import check_positive_int, check_seed
+from .._validation import _is_canonical, check_positive_int, check_seed
 from ..selection import CandidatePool
 from ._common import check_data, check_rules
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
@@ -191,7 +191,10 @@ class CandidateGenerator:
             arrays, errors = self._head_sampler.sample_pool(tails, self.n_heads_per_tail, self._rng,
                                                             n_threads=self.n_jobs)
             self._check_errors(tails, errors)
-            return CandidatePool._trusted(*arrays, n_features=data.n_features, n_labels=data.n_labels)
+            if all(_is_canonical(t, data.n_labels) and t for t in tails):
+                # Heads from the kernel (sorted feature ids of the data), canonical tails: no checks.
+                return CandidatePool._trusted(*arrays, n_features=data.n_features, n_labels=data.n_labels)
+            return CandidatePool(*arrays, n_features=data.n_features, n_labels=data.n_labels)
         batches, errors = [], []
         for tail in tails:
             try:
