@@ -250,3 +250,21 @@ def test_candidate_pool_checks_tails_that_are_not_canonical(synthetic, monkeypat
     monkeypatch.setattr(gen._tail_sampler, "sample", lambda n, rng: [tuple(reversed(tail))])
     with pytest.raises(ValueError, match="strictly increasing"):
         gen.candidate_pool([])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_gather_rows_matches_numpy(seed):
+    from corset._ext._ruleset import gather_rows
+
+    rng = np.random.RandomState(seed)
+    rows_in = [tuple(rng.randint(0, 50, size=rng.randint(0, 5)).tolist()) for _ in range(30)]
+    indptr, ids = _csr(rows_in)
+    picks = rng.randint(0, len(rows_in), size=40).astype(np.int64)
+    out_indptr, out_ids = gather_rows(indptr, ids, picks)
+    assert _rows(out_indptr, out_ids) == [rows_in[i] for i in picks]
+    assert out_indptr.dtype == np.int64 and out_ids.dtype == np.int32
+    empty = gather_rows(indptr, ids, np.zeros(0, dtype=np.int64))
+    assert empty[0].tolist() == [0] and empty[1].size == 0
+    for bad in (-1, len(rows_in)):
+        with pytest.raises(IndexError, match="outside a CSR"):
+            gather_rows(indptr, ids, np.array([0, bad], dtype=np.int64))

@@ -301,3 +301,30 @@ def pool_from_jobs(const ptr_t[::1] job_indptr, const index_t[::1] job_ids, cons
                 hp[r] = h
                 tp[r] = t
     return out_hp, out_hi, out_tp, out_ti
+
+
+def gather_rows(const ptr_t[::1] indptr, const index_t[::1] ids, const int64_t[::1] rows):
+    """Rows ``rows`` of a CSR ``(indptr, ids)``, in that order, as a new CSR (int64 offsets, int32 ids).
+
+    Raises IndexError for a row outside the CSR.
+    """
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, n_out = rows.shape[0], i, total = 0, pos = 0
+    cdef int64_t row
+    cdef ptr_t p
+    for i in range(n_out):
+        row = rows[i]
+        if row < 0 or row >= n_rows:
+            raise IndexError(f"row {row} outside a CSR of {n_rows} rows")
+        total += indptr[row + 1] - indptr[row]
+    out_indptr = np.zeros(n_out + 1, dtype=np.int64)
+    out_ids = np.empty(total, dtype=np.int32)
+    cdef int64_t[::1] oi = out_indptr
+    cdef int32_t[::1] od = out_ids
+    with nogil:
+        for i in range(n_out):
+            row = rows[i]
+            for p in range(indptr[row], indptr[row + 1]):
+                od[pos] = ids[p]
+                pos += 1
+            oi[i + 1] = pos
+    return out_indptr, out_ids
