@@ -56,10 +56,31 @@ def _extensions():
     return extensions
 
 
+def _directives_changed():
+    """Whether the debug switch differs from the last build's.
+
+    cythonize regenerates a .c file only when its .pyx is newer; the
+    directives (bounds checks on or off) are not part of that check, so a
+    change of ``CORSET_DEBUG`` forces a full regeneration.
+    """
+    stamp = os.path.join("build", "corset-directives.txt")
+    state = repr(sorted(COMPILER_DIRECTIVES.items()))
+    try:
+        with open(stamp) as f:
+            changed = f.read() != state
+    except OSError:
+        changed = True
+    os.makedirs("build", exist_ok=True)
+    with open(stamp, "w") as f:
+        f.write(state)
+    return changed
+
+
 setup(
     ext_modules=cythonize(
         _extensions(),
         compiler_directives=COMPILER_DIRECTIVES,
+        force=_directives_changed(),
         include_path=["."],
         # Parallel cythonisation does not help on two cores and makes errors harder to read.
         nthreads=0,
