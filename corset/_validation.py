@@ -152,18 +152,24 @@ def check_seed(random_state):
 
 def draw_seeds(random_state, n):
     """Draw ``n`` independent uint64 seeds for compiled kernels from a RandomState."""
-    rng = check_seed(random_state)
-    # The n high halves, then the n low halves, as two calls
-    # ``rng.randint(0, 2**32, size=n, dtype=np.uint64)`` would draw them.
-    # randint over [0, 2^32) takes exactly one 32-bit output of the bit
-    # generator per value (no rejection), so one call of size 2n is the same
-    # stream; for the default MT19937 the raw outputs are those 32-bit values,
-    # read without randint's fixed cost (about 10 µs a call).
-    if type(getattr(rng, "_bit_generator", None)) is np.random.MT19937:
-        halves = rng._bit_generator.random_raw(2 * n)
-    else:
-        halves = rng.randint(0, 2**32, size=2 * n, dtype=np.uint64)
+    halves = raw_seed_halves(check_seed(random_state), 2 * n)
+    # The n high halves, then the n low halves.
     return (halves[:n] << np.uint64(32)) | halves[n:]
+
+
+def raw_seed_halves(rng, count):
+    """``count`` 32-bit values of ``rng`` (uint64): the stream :func:`draw_seeds` reads its seeds' halves from.
+
+    The values ``rng.randint(0, 2**32, size=count, dtype=np.uint64)`` would
+    draw.  randint over [0, 2^32) takes exactly one 32-bit output of the bit
+    generator per value (no rejection), so reading in one call or piece by
+    piece gives the same values in the same order; for the default MT19937
+    the raw outputs are those 32-bit values, read without randint's fixed
+    cost (about 10 µs a call).
+    """
+    if type(getattr(rng, "_bit_generator", None)) is np.random.MT19937:
+        return rng._bit_generator.random_raw(count)
+    return rng.randint(0, 2**32, size=count, dtype=np.uint64)
 
 
 def check_positive_int(value, name, *, minimum=1, allow_none=False):

@@ -24,9 +24,23 @@ cdef extern from *:
     #include <vector>
     typedef std::unordered_map<std::string, int64_t> corset_rule_map;
 
-    /* The number of ``key``, adding it when new (a lookup first: most keys are
-       repeats, and emplace would build a node, copying the key, before looking). */
-    static inline int64_t corset_number(corset_rule_map* map, const std::string& key) {
+    static inline void corset_append_ids(std::string& key, const int32_t* ids, int64_t start, int64_t stop) {
+        if (stop > start)  /* ids may be NULL for an empty batch of ids */
+            key.append(reinterpret_cast<const char*>(ids + start), static_cast<size_t>(stop - start) * sizeof(int32_t));
+    }
+
+    /* The number of rule r, adding it when new.  Its key (in ``key``, reused):
+       its head ids, the separator -1 (never an id), its tail ids, as raw int32
+       bytes.  A lookup comes first: most rules are repeats, and emplace would
+       build a node, copying the key, before looking. */
+    static inline int64_t corset_number(corset_rule_map* map, std::string& key, Py_ssize_t r,
+                                        const int64_t* head_indptr, const int32_t* head_ids,
+                                        const int64_t* tail_indptr, const int32_t* tail_ids) {
+        const int32_t separator = -1;
+        key.clear();
+        corset_append_ids(key, head_ids, head_indptr[r], head_indptr[r + 1]);
+        key.append(reinterpret_cast<const char*>(&separator), sizeof(int32_t));
+        corset_append_ids(key, tail_ids, tail_indptr[r], tail_indptr[r + 1]);
         corset_rule_map::const_iterator it = map->find(key);
         if (it != map->end())
             return it->second;
@@ -35,28 +49,16 @@ cdef extern from *:
         return number;
     }
 
-    static inline void corset_append_ids(std::string& key, const int32_t* ids, int64_t start, int64_t stop) {
-        if (stop > start)  /* ids may be NULL for an empty batch of ids */
-            key.append(reinterpret_cast<const char*>(ids + start), static_cast<size_t>(stop - start) * sizeof(int32_t));
-    }
-
-    /* The key of a rule: its head ids, the separator -1 (never an id), its
-       tail ids, as raw int32 bytes.  Returns 0, or -1 when memory ran out (the
-       map is left as it was before the failing insertion). */
+    /* The number of every rule of a batch.  Returns 0, or -1 when memory ran
+       out (the map is left as it was before the failing insertion). */
     static int corset_register_rules(corset_rule_map* map,
                                      const int64_t* head_indptr, const int32_t* head_ids,
                                      const int64_t* tail_indptr, const int32_t* tail_ids,
                                      Py_ssize_t n_rules, int64_t* out) {
         try {
             std::string key;
-            const int32_t separator = -1;
-            for (Py_ssize_t r = 0; r < n_rules; ++r) {
-                key.clear();
-                corset_append_ids(key, head_ids, head_indptr[r], head_indptr[r + 1]);
-                key.append(reinterpret_cast<const char*>(&separator), sizeof(int32_t));
-                corset_append_ids(key, tail_ids, tail_indptr[r], tail_indptr[r + 1]);
-                out[r] = corset_number(map, key);
-            }
+            for (Py_ssize_t r = 0; r < n_rules; ++r)
+                out[r] = corset_number(map, key, r, head_indptr, head_ids, tail_indptr, tail_ids);
             return 0;
         } catch (const std::bad_alloc&) {
             return -1;
@@ -79,17 +81,12 @@ cdef extern from *:
                                            int64_t* out_numbers, unsigned char* out_flags) {
         try {
             std::string key;
-            const int32_t separator = -1;
             const int64_t n_before = static_cast<int64_t>(map->size());
             Py_ssize_t kept = 0;
             out_head_indptr[0] = 0;
             out_tail_indptr[0] = 0;
             for (Py_ssize_t r = 0; r < n_rules; ++r) {
-                key.clear();
-                corset_append_ids(key, head_ids, head_indptr[r], head_indptr[r + 1]);
-                key.append(reinterpret_cast<const char*>(&separator), sizeof(int32_t));
-                corset_append_ids(key, tail_ids, tail_indptr[r], tail_indptr[r + 1]);
-                int64_t number = corset_number(map, key);
+                int64_t number = corset_number(map, key, r, head_indptr, head_ids, tail_indptr, tail_ids);
                 if (static_cast<size_t>(number) >= seen->size())
                     seen->resize(static_cast<size_t>(number) + 1, -1);
                 if ((*seen)[number] == call)

@@ -61,13 +61,6 @@ def check_n(n, name="n"):
     return check_positive_int(n, name, minimum=0)
 
 
-def as_tuples(indptr, ids):
-    """Flattened (indptr, ids) as a list of tuples of Python ints."""
-    ids = ids.tolist()
-    indptr = indptr.tolist()
-    return [tuple(ids[indptr[i]:indptr[i + 1]]) for i in range(len(indptr) - 1)]
-
-
 def cached_per_tail(cache, size, data, tail, build):
     """The value ``build(tail, key)`` for ``tail``, kept in the LRU ``cache`` of ``size`` entries.
 

@@ -389,13 +389,13 @@ class GreedyHeadSearch:
         # Tails with the same roles share one search tree and one slot of the
         # kernel (their searches are the same): slots are the distinct roles.
         cached = [self._cached_roles(tail, covered) for tail in distinct]
-        slot_of_key = {}
-        tail_slot = [slot_of_key.setdefault(key, len(slot_of_key)) for _, _, key in cached]
-        slot_cached = [None] * len(slot_of_key)
-        for slot_index, (role, positives, _) in zip(tail_slot, cached):
-            if slot_cached[slot_index] is None:
-                slot_cached[slot_index] = (role, positives)
-        slot_keys = list(slot_of_key)
+        by_key = {}   # roles as bytes -> (roles, positives), in order of first appearance
+        for role, positives, key in cached:
+            by_key.setdefault(key, (role, positives))
+        slot_keys = list(by_key)
+        slot_cached = list(by_key.values())
+        slot_of_key = {key: i for i, key in enumerate(slot_keys)}
+        tail_slot = [slot_of_key[key] for _, _, key in cached]
         roles = (np.stack([role for role, _ in slot_cached]) if slot_cached
                  else np.empty((0, data.n_records), np.uint8))
         n_positive = np.fromiter((positives.size for _, positives in slot_cached), dtype=np.int64,

@@ -48,8 +48,9 @@ import itertools
 import numpy as np
 
 from .._ext import _heads, _weighted
-from .._validation import _is_canonical, check_positive_int, check_seed, draw_seeds
-from ._common import as_tuples, cached_per_tail, check_data, check_n, check_tail, new_tail_cache
+from .._validation import _is_canonical, check_positive_int, check_seed, draw_seeds, raw_seed_halves
+from ..selection._rules import _rows
+from ._common import cached_per_tail, check_data, check_n, check_tail, new_tail_cache
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
 from ._weights import head_counts, log_factorials, log_head_counts, log_of, scale_log_weights
 
@@ -80,19 +81,6 @@ _CACHE_BYTES = 64 * 2**20
 
 _BITSET_BYTES = 64 * 2**20
 """Largest per-record feature bitset table (n_records * ceil(n_features / 64) words) a sampler builds."""
-
-
-def _raw_halves(rng, count):
-    """``count`` raw 32-bit values of ``rng``: the stream ``draw_seeds`` reads its seeds' halves from.
-
-    ``draw_seeds(rng, n)`` takes 2n such values (n high halves, then n low
-    halves) in one read, and reading in one go or piece by piece gives the
-    same values in the same order; so one call here serves the seeds of many
-    ``draw_seeds`` calls (see ``_heads.sample_pairs_batch``'s ``raw_halves``).
-    """
-    if type(getattr(rng, "_bit_generator", None)) is np.random.MT19937:
-        return rng._bit_generator.random_raw(count)
-    return rng.randint(0, 2**32, size=count, dtype=np.uint64)
 
 
 def _csr_positions(indptr, rows):
@@ -351,7 +339,7 @@ class HeadSampler:
         Same ``random_state`` (an int), same heads.
         """
         _, _, _, indptr, ids = self._run(tail, n, random_state, True)
-        return as_tuples(indptr, ids)
+        return _rows(indptr, ids)
 
     def sample_pairs(self, tail, n, random_state=None):
         """``n`` pairs (D+, D-) ∝ w (note 9), as two int arrays of record ids."""
@@ -420,32 +408,31 @@ class HeadSampler:
                         known[key] = exc
                 else:
                     known[key] = st
-        # The loop's cache updates (cached_per_tail), in order.
+        # The loop's cache updates, in order, through the same LRU helper; a
+        # miss takes the proposal built above.
+        def prebuilt(tail, key):
+            value = known[key]
+            if type(value) is _heads.PairSampler:
+                return value
+            raise value if isinstance(value, Exception) else _build_error(value, key, self.min_head_length)
+
         samplers, slots, seed_counts = [], [], []
-        size, m = self.cache_size, self.min_head_length
         for i, key in enumerate(keys):
-            sampler = cache.get(key)
-            if sampler is not None:
-                cache.move_to_end(key)
-            else:
-                sampler = known[key]
-                if type(sampler) is not _heads.PairSampler:
-                    exc = sampler if isinstance(sampler, Exception) else _build_error(sampler, key, m)
-                    if not isinstance(exc, SamplingError):
-                        stop = exc
-                        break
-                    errors[i] = exc
-                    continue
-                cache[key] = sampler
-                if len(cache) > size:
-                    cache.popitem(last=False)
+            try:
+                sampler = cached_per_tail(cache, self.cache_size, data, key, prebuilt)
+            except SamplingError as exc:
+                errors[i] = exc
+                continue
+            except ValueError as exc:   # a tail with no positive record stops the loop
+                stop = exc
+                break
             samplers.append(sampler)
             slots.append(i)
             seed_counts.append(ns[i])
-        # Every seed from one read of the generator (_raw_halves).
+        # Every seed from one read of the generator (the halves draw_seeds would read, tail by tail).
         indptr = np.fromiter(itertools.accumulate(seed_counts, initial=0), dtype=np.int64,
                              count=len(seed_counts) + 1)
-        raw = _raw_halves(rng, 2 * int(indptr[-1]))
+        raw = raw_seed_halves(rng, 2 * int(indptr[-1]))
         if stop is not None:
             raise stop
         status, pos, neg = _heads.sample_pairs_batch(samplers, indptr, raw, METHODS[self.method], True)

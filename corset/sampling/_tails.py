@@ -26,7 +26,8 @@ import numpy as np
 
 from .._ext import _tails, _weighted
 from .._validation import check_seed, draw_seeds
-from ._common import as_tuples, check_data, check_n, check_rules, check_tail
+from ..selection._rules import _rows
+from ._common import check_data, check_n, check_rules, check_tail
 from ._errors import SamplingError
 
 
@@ -165,7 +166,7 @@ class TailSampler:
         seed = draw_seeds(rng, 1)[0]
         records, indptr, ids = _tails.sample(self._tree, self._indptr, self._ids, self._covered,
                                              self._n_uncovered, n, seed)
-        tails = as_tuples(indptr, ids)
+        tails = _rows(indptr, ids)
         if return_records:
             return tails, records
         return tails

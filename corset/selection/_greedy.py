@@ -131,6 +131,33 @@ class _Growing:
         return self.data[:self.size]
 
 
+class _GrowingCSR:
+    """Rows of int32 ids (a CSR with int64 offsets) that grows by appending rows (copied)."""
+
+    def __init__(self):
+        self.indptr = _Growing(np.int64, [0])
+        self.ids = _Growing(np.int32)
+
+    def append(self, indptr, ids, rows=None):
+        """Append rows ``rows`` (a slice; default all) of the CSR ``(indptr, ids)``."""
+        indptr = indptr if rows is None else indptr[rows.start:rows.stop + 1]
+        self.indptr.append(indptr[1:] - indptr[0] + self.ids.size)
+        self.ids.append(ids[indptr[0]:indptr[-1]])
+
+    def arrays(self, start=0):
+        """``(indptr, ids)`` of the rows from ``start`` on: views, the offsets into all ids."""
+        return self.indptr.view[start:], self.ids.view
+
+
+# The statistics of a rule kept beside its rows (RuleStatistics attributes, by dtype).
+_COUNTS = ("head_counts", "tail_counts")
+_DERIVED = ("precision", "base_rate", "accuracy")
+
+
+def _new_columns():
+    return {name: _Growing(np.int64 if name in _COUNTS else np.float64) for name in _COUNTS + _DERIVED}
+
+
 class _State:
     """Coverage state and chosen rules of one greedy run."""
 
@@ -144,13 +171,11 @@ class _State:
         self.gains = []
         self.areas = []
         self.shares = []
-        self._heads = []     # H of each chosen rule (int32 arrays)
-        # D[R] and T of the chosen rules as growing CSR arrays (copies: no pool stays alive).
-        self._support_indptr = _Growing(np.int64, [0])
-        self._support_ids = _Growing(np.int32)
-        self._tail_indptr = _Growing(np.int64, [0])
-        self._tail_ids = _Growing(np.int32)
-        self._numbers = []   # the statistics named in _PICKED, per chosen rule
+        # H, D[R], T and the statistics of the chosen rules (copies: no pool stays alive).
+        self._heads = _GrowingCSR()
+        self._supports = _GrowingCSR()
+        self._tails = _GrowingCSR()
+        self._columns = _new_columns()
         self._chosen = None  # RuleStatistics of the chosen rules, when last built
 
     def __len__(self):
@@ -168,14 +193,12 @@ class _State:
         rule = stats.rule(index)
         self.rules.append(rule)
         self.keys.add(rule)
-        # Copies of the chosen rule's rows, so that no pool stays alive.
-        self._heads.append(stats.head_ids[stats.head_indptr[index]:stats.head_indptr[index + 1]].copy())
-        support, tail = stats.support(index), stats.tail(index)
-        self._support_ids.append(support)
-        self._support_indptr.append(np.array([self._support_ids.size], dtype=np.int64))
-        self._tail_ids.append(tail)
-        self._tail_indptr.append(np.array([self._tail_ids.size], dtype=np.int64))
-        self._numbers.append(tuple(float(getattr(stats, name)[index]) for name in _PICKED))
+        row = slice(index, index + 1)
+        self._heads.append(stats.head_indptr, stats.head_ids, row)
+        self._supports.append(stats.support_indptr, stats.support_ids, row)
+        self._tails.append(stats.tail_indptr, stats.tail_ids, row)
+        for name, column in self._columns.items():
+            column.append(getattr(stats, name)[row])
         self.gains.append(float(gain))
         self.areas.append(int(area))
         self.shares.append(self.share(int(area)))
@@ -186,32 +209,19 @@ class _State:
 
         The offsets index the ids of all chosen rules (views, not copies).
         """
-        return (self._support_indptr.view[start:], self._support_ids.view,
-                self._tail_indptr.view[start:], self._tail_ids.view)
+        return self._supports.arrays(start) + self._tails.arrays(start)
 
     def chosen(self):
         """RuleStatistics of the chosen rules, in order."""
         if self._chosen is None or len(self._chosen) != len(self.rules):
-            head = _concatenate_rows(self._heads)
-            support_indptr, support_ids, tail_indptr, tail_ids = (a.copy() for a in self.chosen_csr())
-            numbers = np.array(self._numbers, dtype=np.float64).reshape(len(self.rules), len(_PICKED))
-            counts = numbers[:, :2].astype(np.int64)  # |D[H]|, |D[T]|: exact in a double
-            self._chosen = RuleStatistics(list(self.rules), head + (tail_indptr, tail_ids), support_indptr,
-                                          support_ids, counts[:, 0], counts[:, 1], self.data.n_records,
-                                          _derived=tuple(numbers[:, 2:].T.copy()))
+            # Copies: the growing arrays are views that the next rule may reallocate.
+            head, support, tail = ([a.copy() for a in csr.arrays()] for csr in (self._heads, self._supports,
+                                                                                self._tails))
+            columns = {name: column.view.copy() for name, column in self._columns.items()}
+            self._chosen = RuleStatistics(list(self.rules), (*head, *tail), *support, columns["head_counts"],
+                                          columns["tail_counts"], self.data.n_records,
+                                          _derived=tuple(columns[name] for name in _DERIVED))
         return self._chosen
-
-
-# What _State keeps of each chosen rule, besides its rows (RuleStatistics attributes).
-_PICKED = ("head_counts", "tail_counts", "precision", "base_rate", "accuracy")
-
-
-def _concatenate_rows(rows):
-    """A CSR ``(indptr, ids)`` of int32 id arrays."""
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum([r.shape[0] for r in rows], out=indptr[1:])
-    ids = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int32)
-    return indptr, ids
 
 
 class _CandidateStore:
@@ -240,12 +250,9 @@ class _CandidateStore:
         self.min_support = min_support
         self.max_ids = max_bytes // 4
         self.active = True
-        self.support_indptr = _Growing(np.int64, [0])
-        self.support_ids = _Growing(np.int32)
-        self.tail_indptr = _Growing(np.int64, [0])
-        self.tail_ids = _Growing(np.int32)
-        self.columns = {name: _Growing(np.int64 if name.endswith("counts") else np.float64)
-                        for name in ("head_counts", "tail_counts") + _DERIVED}
+        self.supports = _GrowingCSR()
+        self.tails = _GrowingCSR()
+        self.columns = _new_columns()
         self.eligible = _Growing(np.uint8)   # intrinsic eligibility, cleared once chosen
         self.sums = _Growing(np.float64)
 
@@ -256,7 +263,7 @@ class _CandidateStore:
             self._add(state, [_gather_csr(*arrays[:2], new), _gather_csr(*arrays[2:], new)])
         if not self.active:
             return None
-        support_indptr, support_ids = _gather_csr(self.support_indptr.view, self.support_ids.view, numbers)
+        support_indptr, support_ids = _gather_csr(*self.supports.arrays(), numbers)
         columns = {name: column.view[numbers] for name, column in self.columns.items()}
         stats = RuleStatistics(None, arrays, support_indptr, support_ids, columns["head_counts"],
                                columns["tail_counts"], self.data.n_records,
@@ -267,20 +274,18 @@ class _CandidateStore:
         """Append the rules first seen in this pool (numbers len(self), len(self) + 1, ...)."""
         (head_indptr, head_ids), (tail_indptr, tail_ids) = parts
         stats = _statistics_from_csr(self.data, None, (head_indptr, head_ids, tail_indptr, tail_ids))
-        if self.support_ids.size + stats.support_ids.shape[0] > self.max_ids:
+        if self.supports.ids.size + stats.support_ids.shape[0] > self.max_ids:
+            # Too large: drop everything (the caller computes every pool afresh from now on).
             self.active = False
-        if not self.active:
-            self.__dict__.update(support_ids=None, support_indptr=None, sums=None)  # free the memory
+            self.supports = self.tails = self.columns = self.eligible = self.sums = None
             return
         eligible = _base_eligibility(stats, self.allow_empty_coverage, self.min_support)
         sums = np.zeros(len(stats), dtype=np.float64)
         if self.lam > 0 and len(state):
             _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
                                          stats.tail_ids, eligible, *state.chosen_csr(), sums)
-        self.support_indptr.append(stats.support_indptr[1:] + self.support_ids.size)
-        self.support_ids.append(stats.support_ids)
-        self.tail_indptr.append(tail_indptr[1:] + self.tail_ids.size)
-        self.tail_ids.append(tail_ids)
+        self.supports.append(stats.support_indptr, stats.support_ids)
+        self.tails.append(tail_indptr, tail_ids)
         for name, column in self.columns.items():
             column.append(getattr(stats, name))
         self.eligible.append(eligible)
@@ -292,12 +297,9 @@ class _CandidateStore:
             return
         self.eligible.view[number] = 0
         if self.lam > 0:
-            _selection.add_distance_sums(self.support_indptr.view, self.support_ids.view, self.tail_indptr.view,
-                                         self.tail_ids.view, self.eligible.view,
+            _selection.add_distance_sums(*self.supports.arrays(), *self.tails.arrays(), self.eligible.view,
                                          *state.chosen_csr(len(state) - 1), self.sums.view)
 
-
-_DERIVED = ("precision", "base_rate", "accuracy")
 
 #: Memory for the supports kept by ``_CandidateStore`` (int32 record ids).
 _STORE_BYTES = 64 * 2**20
