@@ -136,3 +136,70 @@ def test_pair_method_is_checked():
     data, _ = _data(3)
     with pytest.raises(ValueError, match="pair_method"):
         GreedyHeadSearch(data, seed="uniform", pair_method="bogus")
+
+
+@pytest.mark.parametrize("bits", [True, False], ids=["record-bitsets", "stamps"])
+@pytest.mark.parametrize("shape", [(60, 400, 0.02), (60, 8, 0.5), (80, 64, 0.15)],
+                         ids=["sparse-counts", "dense-counts", "both"])
+def test_counting_modes_and_candidate_tests_match_the_plain_kernel(global_random_seed, bits, shape):
+    """Node builds count sparsely (fewer occurrences than features) or densely; a search tests
+    its candidates on the records' bitsets or on stamps: every way gives the plain heads."""
+    n, m, density = shape
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(n, m) < density
+    X[np.arange(n), rng.randint(m, size=n)] = True   # no empty record
+    Y = (rng.rand(n, 3) < 0.4).astype(np.uint8)
+    data = BinaryData(X, Y)
+    tails = [t for t in [(0,), (1,), (2,), (0, 1)] if data.tail_support(np.asarray(t, np.int32)).size]
+    dense = sparse = 0
+    for seed, top_k in [("uniform", 2), ("paper", 32), ("deterministic", 1)]:
+        memo, plain = _pair(data, top_k, seed=seed, max_head_length=3)
+        if not bits:
+            memo._bits = (None, 0)
+        for call in range(2):
+            assert memo.sample_many(tails, 8, random_state=call) == plain.sample_many(tails, 8, random_state=call)
+        dense += memo._memo.n_dense_counts
+        sparse += memo._memo.n_nodes - len(memo._roots) + memo._memo.n_upgrades - memo._memo.n_dense_counts
+    if shape[1] == 400:
+        assert sparse > 0
+    if shape[1] == 8:
+        assert dense > 0
+
+
+def test_record_bitsets_are_checked_against_the_data():
+    from corset._ext import _heads
+    from corset._ext._gh_memo import greedy_heads_memo
+
+    rng = np.random.RandomState(0)
+    data = BinaryData(rng.rand(30, 100) < 0.3, rng.rand(30, 2) < 0.5)   # 2 words per record
+    tails = [(0,), (1,)]
+    search = GreedyHeadSearch(data, seed="uniform", max_head_length=3)
+    bits, n_words = search._record_bits()
+    assert n_words == 2
+    np.testing.assert_array_equal(
+        bits, _heads.feature_bitsets(data.record_features.indptr, data.record_features.ids, n_words))
+    calls = []
+
+    def spy(*args):
+        calls.append(args)
+        return greedy_heads_memo(*args)
+
+    import corset.sampling._gh as gh_module
+    gh_module._gh_memo.greedy_heads_memo = spy
+    try:
+        expected = search.sample_many(tails, 3, random_state=0)
+    finally:
+        gh_module._gh_memo.greedy_heads_memo = greedy_heads_memo
+    args = list(calls[0][:-2])
+
+    def run(*extra):
+        args[0] = GreedyHeadMemo(data.n_features, data.n_records, 0.5)
+        args[9] = np.full_like(args[9], -1)   # roots: none built in this memo
+        return greedy_heads_memo(*args, *extra)
+
+    same = run(bits, n_words)
+    assert all(np.array_equal(a, b) for a, b in zip(same, run()))   # with and without bitsets
+    for extra in [(bits[:-1], n_words), (bits, 1), (bits, 0)]:
+        with pytest.raises(ValueError, match="record_bits is too small"):
+            run(*extra)
+    assert expected == search.sample_many(tails, 3, random_state=0)

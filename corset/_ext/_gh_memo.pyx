@@ -16,7 +16,10 @@ from every record of D[H] have phi(H ∪ {h}) = 0; they are handled apart.
 
 Nodes are built on first use, by one scan of the features of the records of
 D[H] (roles 1/2 counted as positives/negatives, every record in the
-support size).  A root keeps every feature; a deeper node first keeps only
+support size); when D[H] holds at least as many feature occurrences as there
+are features, the scan counts without tests (one loop per role) and the
+touched features are collected in one pass over F.  Entries are stored in
+blocks that never move.  A root keeps every feature; a deeper node first keeps only
 its ``top_k`` best entries (memory): when none of them decides a search's
 step, the node is rebuilt complete before that search goes on, so the
 result is the same.  :func:`greedy_heads_memo` runs a batch of searches in rounds:
@@ -32,6 +35,7 @@ from cython.operator cimport dereference as deref
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
@@ -80,6 +84,10 @@ cdef extern from *:
     void top_entries "corset_gh_top"(Entry* first, Py_ssize_t k, Py_ssize_t n) noexcept nogil
 
 
+# Entries per block of the memo (2 MB).
+cdef Py_ssize_t BLOCK_ENTRIES = 65536
+
+
 cdef inline uint64_t _child_key(index_t node, index_t feature) noexcept nogil:
     return ((<uint64_t> <uint32_t> node) << 32) | <uint64_t> <uint32_t> feature
 
@@ -110,8 +118,13 @@ cdef class GreedyHeadMemo:
     :class:`corset.sampling._gh.GreedyHeadSearch` uses it only for bounded
     heads.
     """
-    cdef vector[Entry] entries
-    cdef vector[ptr_t] node_start
+    # Entries live in blocks that never move (a growing vector copied all of
+    # them, on fresh pages, at every doubling); a node's entries are contiguous.
+    cdef vector[Entry*] blocks
+    cdef Entry* block_free      # next free entry of the last block
+    cdef Py_ssize_t block_left  # free entries left in it
+    cdef Py_ssize_t stored      # entries stored so far (n_entries)
+    cdef vector[Entry*] node_start
     cdef vector[index_t] node_length
     cdef vector[uint8_t] node_complete
     cdef vector[double] node_phi
@@ -124,6 +137,8 @@ cdef class GreedyHeadMemo:
     cdef readonly double gamma
     cdef readonly Py_ssize_t top_k
     cdef readonly Py_ssize_t n_upgrades
+    cdef readonly Py_ssize_t n_dense_counts
+    """Node builds that counted densely (at least as many occurrences as features)."""
     """Nodes rebuilt complete because their top_k entries did not decide a step."""
 
     def __cinit__(self, Py_ssize_t n_features, Py_ssize_t n_records, double gamma, Py_ssize_t top_k=32):
@@ -132,6 +147,22 @@ cdef class GreedyHeadMemo:
         self.gamma = gamma
         self.top_k = max(top_k, 1)
         self.n_upgrades = 0
+        self.n_dense_counts = 0
+        self.block_free = NULL
+        self.block_left = 0
+        self.stored = 0
+
+    def __dealloc__(self):
+        self._free_blocks()
+
+    cdef void _free_blocks(self) noexcept:
+        cdef Py_ssize_t i
+        for i in range(<Py_ssize_t> self.blocks.size()):
+            free(self.blocks[i])
+        self.blocks.clear()
+        self.block_free = NULL
+        self.block_left = 0
+        self.stored = 0
 
     def __reduce__(self):
         # Pickles and copies are empty (a cache): whoever holds root ids must drop them too.
@@ -139,8 +170,7 @@ cdef class GreedyHeadMemo:
 
     def clear(self):
         """Forget every node (the caller must forget its root ids too)."""
-        self.entries.clear()
-        self.entries.shrink_to_fit()
+        self._free_blocks()
         self.node_start.clear()
         self.node_length.clear()
         self.node_complete.clear()
@@ -157,30 +187,49 @@ cdef class GreedyHeadMemo:
     @property
     def n_entries(self):
         """Stored (node, feature) entries; 32 bytes each."""
-        return self.entries.size()
+        return self.stored
+
+    cdef Entry* _store(self, const Entry* items, Py_ssize_t n) except NULL:
+        # Room for n entries in the last block, or in a new block (at least BLOCK_ENTRIES).
+        cdef Entry* out
+        cdef Py_ssize_t size
+        if n > self.block_left or self.block_free == NULL:
+            size = max(n, BLOCK_ENTRIES)
+            out = <Entry*> malloc(max(size, 1) * sizeof(Entry))
+            if out == NULL:
+                raise MemoryError("GreedyHeadMemo: could not allocate a block of entries")
+            self.blocks.push_back(out)
+            self.block_free = out
+            self.block_left = size
+        out = self.block_free
+        if n > 0:
+            memcpy(out, items, n * sizeof(Entry))
+        self.block_free += n
+        self.block_left -= n
+        self.stored += n
+        return out
 
     cdef index_t _add_node(self, index_t parent, index_t feature, index_t depth, double phi,
-                           const Entry* items, Py_ssize_t n_items, Py_ssize_t n_keep):
+                           const Entry* items, Py_ssize_t n_items, Py_ssize_t n_keep) except -1:
         cdef index_t node = <index_t> self.node_start.size()
-        self.node_start.push_back(<ptr_t> self.entries.size())
+        self.node_start.push_back(self._store(items, n_keep))
         self.node_length.push_back(<index_t> n_keep)
         self.node_complete.push_back(n_keep == n_items)
         self.node_phi.push_back(phi)
         self.node_parent.push_back(parent)
         self.node_feature.push_back(feature)
         self.node_depth.push_back(depth)
-        self.entries.insert(self.entries.end(), items, items + n_keep)
         if parent >= 0:
             self.children[_child_key(parent, feature)] = node
         return node
 
-    cdef void _complete_node(self, index_t node, const Entry* items, Py_ssize_t n_items):
-        # The old, truncated entries stay behind in ``entries`` (at most top_k).
-        self.node_start[node] = <ptr_t> self.entries.size()
+    cdef int _complete_node(self, index_t node, const Entry* items, Py_ssize_t n_items) except -1:
+        # The old, truncated entries stay behind in their block (at most top_k).
+        self.node_start[node] = self._store(items, n_items)
         self.node_length[node] = <index_t> n_items
         self.node_complete[node] = True
-        self.entries.insert(self.entries.end(), items, items + n_items)
         self.n_upgrades += 1
+        return 0
 
 
 cdef struct Workspace:
@@ -197,21 +246,57 @@ cdef struct Workspace:
     int64_t neg_key
     int64_t* present_stamp
     int64_t present_token
+    Py_ssize_t n_dense   # node builds that counted densely
 
 
 cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
                        const ptr_t* r_indptr, const index_t* r_ids, const uint8_t* role,
                        const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
-                       Workspace* w) noexcept nogil:
+                       Py_ssize_t n_features, Workspace* w) noexcept nogil:
     """Count, for every feature h ∉ path of the records of D[path], the records, the positives
     and the records of role 0 of D[path ∪ {h}] (negatives: the rest); returns how many features
-    were touched (``w.touched``)."""
-    cdef Py_ssize_t n_support, i, k, n_touched = 0
-    cdef ptr_t p
+    were touched (``w.touched``, in no particular order)."""
+    cdef Py_ssize_t n_support, i, k, n_touched = 0, n_scan = 0
+    cdef ptr_t p, a, b
     cdef index_t r, f
     cdef uint8_t rr
     cdef bint in_path
     n_support = support_into_ptr(f_indptr, f_ids, path, n_path, n_records, w.support, w.order)
+    for i in range(n_support):
+        r = w.support[i]
+        n_scan += r_indptr[r + 1] - r_indptr[r]
+    if n_scan >= n_features:
+        # Dense: count every occurrence (one loop per role, no test in the loops), then
+        # drop the path's features and collect the touched ones in one pass over F.
+        w.n_dense += 1
+        for i in range(n_support):
+            r = w.support[i]
+            rr = role[r]
+            a, b = r_indptr[r], r_indptr[r + 1]
+            if rr == 2:
+                for p in range(a, b):
+                    w.n_all[r_ids[p]] += 1
+            elif rr == 1:
+                for p in range(a, b):
+                    f = r_ids[p]
+                    w.n_all[f] += 1
+                    w.n_pos[f] += 1
+            else:
+                for p in range(a, b):
+                    f = r_ids[p]
+                    w.n_all[f] += 1
+                    w.n_other[f] += 1
+        for k in range(n_path):
+            f = path[k]
+            w.n_all[f] = 0
+            w.n_pos[f] = 0
+            w.n_other[f] = 0
+        for f in range(n_features):
+            if w.n_all[f] != 0:
+                w.touched[n_touched] = f
+                n_touched += 1
+        return n_touched
+    # Sparse (fewer occurrences than features): collect features on first touch.
     for i in range(n_support):
         r = w.support[i]
         rr = role[r]
@@ -259,12 +344,13 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
                                const ptr_t* r_indptr, const index_t* r_ids,
                                const uint8_t* role, double gamma, double phi,
                                const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
-                               Py_ssize_t top_k, Workspace* w, Entry** out, Py_ssize_t* n_keep) noexcept nogil:
+                               Py_ssize_t n_features, Py_ssize_t top_k, Workspace* w,
+                               Entry** out, Py_ssize_t* n_keep) noexcept nogil:
     """The entries of the node of head ``path`` (phi(path) = ``phi``), best ``top_k`` first and
     sorted; returns their number (-1 on allocation failure)."""
     cdef Py_ssize_t n_touched, i
     cdef Entry* items
-    n_touched = _count(f_indptr, f_ids, r_indptr, r_ids, role, path, n_path, n_records, w)
+    n_touched = _count(f_indptr, f_ids, r_indptr, r_ids, role, path, n_path, n_records, n_features, w)
     items = <Entry*> malloc((n_touched if n_touched > 0 else 1) * sizeof(Entry))
     if items == NULL:
         _reset(w, n_touched)
@@ -288,6 +374,11 @@ cdef struct Search:
     int64_t pos_key      # candidate source: D+'s record id, or n_records + tail slot (deterministic)
     int64_t neg_key      # D-'s record id, or -1 (no D-, or candidates="positive")
     bint all_present     # every candidate occurs in D[H] (seeded by D+, which is in D[H])
+    const uint64_t* pos_bits   # F_{D+} as a bitset, or NULL (then the stamps say it)
+    const uint64_t* neg_bits   # F_{D-} as a bitset, or NULL (no D-, or stamps)
+    const index_t* cand        # the candidate source: F_{D+}, or the tail's list
+    Py_ssize_t n_cand
+    Py_ssize_t voff            # where its visited features and scores go
 
 
 cdef struct Choice:
@@ -297,7 +388,15 @@ cdef struct Choice:
     Py_ssize_t n_support
 
 
+cdef inline bint _has_bit(const uint64_t* bits, index_t h) noexcept nogil:
+    return (bits[h >> 6] >> (h & 63)) & 1
+
+
 cdef inline bint _is_candidate(index_t h, const Search* s, const Workspace* w) noexcept nogil:
+    # h ∈ F_{D+} (or the tail's list) and h ∉ F_{D-}: read from the records'
+    # bitsets when there are some, else from the thread's stamps.
+    if s.pos_bits != NULL:
+        return _has_bit(s.pos_bits, h) and (s.neg_bits == NULL or not _has_bit(s.neg_bits, h))
     return w.pos_stamp[h] == s.pos_key + 1 and (s.neg_key < 0 or w.neg_stamp[h] != s.neg_key + 1)
 
 
@@ -373,7 +472,7 @@ cdef int _advance(Search* s, GreedyHeadMemo memo, const index_t* cand, Py_ssize_
             return 0
         node = s.node
         phi = memo.node_phi[node]
-        c = _choose_from_node(memo.entries.data() + memo.node_start[node], memo.node_length[node],
+        c = _choose_from_node(memo.node_start[node], memo.node_length[node],
                               memo.node_complete[node], memo.node_depth[node] == 0, phi,
                               s, visited, cand, n_cand, w, &need_counting)
         if need_counting:
@@ -415,14 +514,20 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                       index_t[::1] roots,
                       const index_t[::1] job_tail, const index_t[::1] job_pos, const index_t[::1] job_neg,
                       double epsilon, bint difference, Py_ssize_t min_length, Py_ssize_t max_length,
-                      int n_threads):
+                      int n_threads, const uint64_t[::1] record_bits=None, Py_ssize_t n_words=0):
     """Algorithm 5 for a batch of jobs through the memo; the heads as CSR ``(indptr, ids)``.
 
     The same jobs and outputs as :func:`corset._ext._gh.greedy_heads` with
     ``normalise=False`` (gamma is the memo's).  ``roots[t]`` is the root node
     of tail slot t, or -1: then the root is built here (one pass over the
-    records with role 1 or 2 of the slot) and its id written back into
-    ``roots``.
+    records with role 1 or 0 of the slot, the negatives being the rest of
+    D[{h}]) and its id written back into ``roots``.
+
+    ``record_bits`` (optional) holds F_D of every record as ``n_words``
+    uint64 words (bit ``h & 63`` of word ``h >> 6``; as built by
+    :func:`corset._ext._heads.feature_bitsets`): with it, a search seeded
+    by a pair of records reads its candidates from their bitsets instead of
+    stamping their features into the thread's arrays.  The heads are the same.
     """
     cdef Py_ssize_t n_jobs = job_tail.shape[0], n_slots = roles.shape[0]
     cdef Py_ssize_t n_features = memo.n_features, n_records = memo.n_records
@@ -441,8 +546,9 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     if max_length < 0 or max_length > n_features:
         max_length = n_features   # a head has at most n_features features
 
-    # Roots: phi(∅) = 0; every feature that occurs, all kept, with the positives and
-    # negatives of D[{h}] counted in one pass over the slot's records.
+    # Roots: phi(∅) = 0; every feature that occurs, all kept.  The positives and the
+    # records of role 0 of D[{h}] are counted in one pass over those records (few);
+    # the negatives are the rest of D[{h}].
     first = np.zeros((2, max(n_features, 1)), dtype=np.int32)
     cdef index_t[:, ::1] first_v = first
     cdef uint8_t rr
@@ -458,15 +564,19 @@ def greedy_heads_memo(GreedyHeadMemo memo,
             first_v[:, :] = 0
             for i in range(n_records):
                 rr = roles[t, i]
-                if rr == 1 or rr == 2:
+                if rr != 2:
+                    # As in node builds: role 1 positive, any other role but 2 not counted.
+                    k = 1 if rr == 1 else 0
                     for p in range(r_indptr[i], r_indptr[i + 1]):
-                        first_v[rr - 1, r_ids[p]] += 1
+                        first_v[k, r_ids[p]] += 1
             for f in range(n_features):
                 if f_indptr[f + 1] > f_indptr[f]:
-                    items[n_items].value = <double> first_v[0, f] - gamma * <double> first_v[1, f]
+                    # Row 1: positives; row 0: role 0; negatives: |D[{h}]| minus both.
+                    items[n_items].value = <double> first_v[1, f] - gamma * <double> (
+                        f_indptr[f + 1] - f_indptr[f] - first_v[1, f] - first_v[0, f])
                     items[n_items].gain = items[n_items].value - 0.0
                     items[n_items].feature = f
-                    items[n_items].n_pos = first_v[0, f]
+                    items[n_items].n_pos = first_v[1, f]
                     items[n_items].n_support = <int32_t> (f_indptr[f + 1] - f_indptr[f])
                     n_items += 1
             top_entries(items, n_items, n_items)
@@ -479,21 +589,24 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     cand_off = np.zeros(n_jobs + 1, dtype=np.int64)
     cdef ptr_t[::1] coff = cand_off
     job_candidate_offsets(job_tail, job_pos, r_indptr, cand_indptr, coff)
-    cand_buf = np.empty(max(coff[n_jobs], 1), dtype=np.int32)
-    visited_buf = np.empty(max(coff[n_jobs], 1), dtype=np.int32)
-    scores_buf = np.empty(max(coff[n_jobs], 1), dtype=np.float64)
-    cdef index_t[::1] cand_v = cand_buf
+    # A search visits at most min(max_length, |candidates|) features: room for that many.
+    visit_off = np.zeros(n_jobs + 1, dtype=np.int64)
+    cdef ptr_t[::1] voff = visit_off
+    for j in range(n_jobs):
+        voff[j + 1] = voff[j] + min(max_length, coff[j + 1] - coff[j])
+    visited_buf = np.empty(max(voff[n_jobs], 1), dtype=np.int32)
+    scores_buf = np.empty(max(voff[n_jobs], 1), dtype=np.float64)
     cdef index_t[::1] visited_v = visited_buf
     cdef double[::1] scores_v = scores_buf
-    for j in range(n_jobs):
-        if job_pos[j] >= 0:
-            a, b = r_indptr[job_pos[j]], r_indptr[job_pos[j] + 1]
-            for k in range(b - a):
-                cand_v[coff[j] + k] = r_ids[a + k]
-        else:
-            a, b = cand_indptr[job_tail[j]], cand_indptr[job_tail[j] + 1]
-            for k in range(b - a):
-                cand_v[coff[j] + k] = cand_ids[a + k]
+    cdef const index_t* cand_ids_p = &cand_ids[0] if cand_ids.shape[0] > 0 else NULL
+    # Per-record feature bitsets: ``n_words`` words per record, or none (stamps).
+    cdef const uint64_t* bits_p = NULL
+    if record_bits is not None:
+        if n_words < 1 or n_words * 64 < n_features or record_bits.shape[0] < n_records * n_words:
+            raise ValueError(f"greedy_heads_memo: record_bits is too small for the data "
+                             f"({record_bits.shape[0]} words, n_words={n_words}, "
+                             f"{n_records} records, {n_features} features)")
+        bits_p = &record_bits[0]
 
     # Per-thread workspaces (stamps need no reset: a key's stamps are rewritten when it changes).
     cdef Py_ssize_t nf = max(n_features, 1)
@@ -520,6 +633,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
         ws[i].pos_key = -1
         ws[i].neg_key = -1
         ws[i].present_token = 0
+        ws[i].n_dense = 0
 
     cdef vector[Search] searches
     searches.resize(n_jobs)
@@ -533,6 +647,18 @@ def greedy_heads_memo(GreedyHeadMemo memo,
         searches[j].pos_key = job_pos[j] if job_pos[j] >= 0 else n_records + job_tail[j]
         searches[j].neg_key = job_neg[j] if (difference and job_pos[j] >= 0 and job_neg[j] >= 0) else -1
         searches[j].all_present = job_pos[j] >= 0
+        searches[j].voff = voff[j]
+        searches[j].n_cand = coff[j + 1] - coff[j]
+        if job_pos[j] >= 0:
+            searches[j].cand = r_ids_p + r_indptr[job_pos[j]] if r_ids_p != NULL else NULL
+        else:
+            searches[j].cand = cand_ids_p + cand_indptr[job_tail[j]] if cand_ids_p != NULL else NULL
+        searches[j].pos_bits = NULL
+        searches[j].neg_bits = NULL
+        if bits_p != NULL and job_pos[j] >= 0:
+            searches[j].pos_bits = bits_p + job_pos[j] * n_words
+            if searches[j].neg_key >= 0:
+                searches[j].neg_bits = bits_p + job_neg[j] * n_words
 
     # Requests of a round: distinct (node, feature) children to build, or nodes to complete.
     cdef vector[index_t] need_node, need_feature, need_slot
@@ -551,26 +677,30 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                     if searches[j].status != 0:
                         continue
                     tid = threadid()
-                    # Candidates F' = F_{D+} minus F_{D-}: stamp the thread's arrays
-                    # with this search's records unless they already hold them.
-                    if ws[tid].pos_key != searches[j].pos_key:
-                        for k in range(coff[j + 1] - coff[j]):
-                            ws[tid].pos_stamp[cand_v[coff[j] + k]] = searches[j].pos_key + 1
-                        ws[tid].pos_key = searches[j].pos_key
                     neg = job_neg[j]
-                    if searches[j].neg_key >= 0 and ws[tid].neg_key != searches[j].neg_key:
-                        for a in range(r_indptr[neg], r_indptr[neg + 1]):
-                            ws[tid].neg_stamp[r_ids[a]] = searches[j].neg_key + 1
-                        ws[tid].neg_key = searches[j].neg_key
+                    if searches[j].pos_bits == NULL:
+                        # Candidates F' = F_{D+} minus F_{D-}: stamp the thread's arrays
+                        # with this search's records unless they already hold them.
+                        if ws[tid].pos_key != searches[j].pos_key:
+                            for k in range(searches[j].n_cand):
+                                ws[tid].pos_stamp[searches[j].cand[k]] = searches[j].pos_key + 1
+                            ws[tid].pos_key = searches[j].pos_key
+                        if searches[j].neg_key >= 0 and ws[tid].neg_key != searches[j].neg_key:
+                            for a in range(r_indptr[neg], r_indptr[neg + 1]):
+                                ws[tid].neg_stamp[r_ids[a]] = searches[j].neg_key + 1
+                            ws[tid].neg_key = searches[j].neg_key
                     if searches[j].limit < 0:
                         # First visit: the step limit, min(max_length, |F'|).
-                        i = coff[j + 1] - coff[j]
+                        i = searches[j].n_cand
                         if searches[j].neg_key >= 0:
                             for a in range(r_indptr[neg], r_indptr[neg + 1]):
-                                i = i - (ws[tid].pos_stamp[r_ids[a]] == searches[j].pos_key + 1)
+                                if searches[j].pos_bits != NULL:
+                                    i = i - _has_bit(searches[j].pos_bits, r_ids[a])
+                                else:
+                                    i = i - (ws[tid].pos_stamp[r_ids[a]] == searches[j].pos_key + 1)
                         searches[j].limit = min(max_length, i)
-                    _advance(&searches[j], memo, &cand_v[0] + coff[j], coff[j + 1] - coff[j],
-                             &visited_v[0] + coff[j], &scores_v[0] + coff[j],
+                    _advance(&searches[j], memo, searches[j].cand, searches[j].n_cand,
+                             &visited_v[0] + searches[j].voff, &scores_v[0] + searches[j].voff,
                              min_length, epsilon, n_positive[job_tail[j]], &ws[tid])
 
             # 2. Distinct requests: key (node, feature) for a child, (node, -2 as uint32) to complete it.
@@ -590,7 +720,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                     need_slot.push_back(job_tail[j])
                     if searches[j].pending >= 0:
                         # phi of the child's head: the value the search just recorded.
-                        need_phi.push_back(scores_v[coff[j] + searches[j].n_visited - 1])
+                        need_phi.push_back(scores_v[voff[j] + searches[j].n_visited - 1])
                     else:
                         need_phi.push_back(memo.node_phi[searches[j].node])
             n_need = need_node.size()
@@ -618,7 +748,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                         k = k - 1
                     need_count[i] = _build_entries(&f_indptr[0], f_ids_p, &r_indptr[0], r_ids_p,
                                                    &roles[need_slot[i], 0], gamma, need_phi[i],
-                                                   &pth[tid, 0, 0], n_path, n_records,
+                                                   &pth[tid, 0, 0], n_path, n_records, n_features,
                                                    memo.top_k if need_feature[i] >= 0 else n_features,
                                                    &ws[tid], &need_items[i], &need_keep[i])
 
@@ -635,6 +765,9 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                     memo._complete_node(node, need_items[i], need_count[i])
                 free(need_items[i])
                 need_items[i] = NULL
+            for i in range(n_thr):
+                memo.n_dense_counts += ws[i].n_dense
+                ws[i].n_dense = 0
             if failed:
                 raise MemoryError("greedy_heads_memo: could not allocate a node")
             for j in range(n_jobs):
@@ -650,7 +783,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
         for j in range(n_jobs):
             k = 0
             for i in range(min_length - 1 if min_length > 0 else 0, searches[j].n_visited):
-                if k == 0 or scores_v[coff[j] + i] > scores_v[coff[j] + k - 1]:
+                if k == 0 or scores_v[voff[j] + i] > scores_v[voff[j] + k - 1]:
                     k = i + 1
             out_indptr[j + 1] = out_indptr[j] + k
         ids = np.empty(out_indptr[n_jobs], dtype=np.int32)
@@ -658,7 +791,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
         with nogil:
             for j in range(n_jobs):
                 if out_indptr[j + 1] > out_indptr[j]:
-                    copy_sorted(&visited_v[coff[j]], out_indptr[j + 1] - out_indptr[j], &out_ids[out_indptr[j]])
+                    copy_sorted(&visited_v[voff[j]], out_indptr[j + 1] - out_indptr[j], &out_ids[out_indptr[j]])
         return indptr, ids
     finally:
         for i in range(need_items.size()):

@@ -50,7 +50,7 @@ from itertools import chain
 
 import numpy as np
 
-from .._ext import _gh, _gh_memo, _ruleset
+from .._ext import _gh, _gh_memo, _heads, _ruleset
 from .._validation import check_ids, check_seed
 from ..selection import coverage_flags
 from ._errors import SamplingError
@@ -151,11 +151,13 @@ class GreedyHeadSearch:
                     and self.max_head_length <= MEMO_MAX_HEAD_LENGTH)
         self._memo = _gh_memo.GreedyHeadMemo(data.n_features, data.n_records, self.gamma) if use_memo else None
         self._roots = {}
+        self._bits = None
 
     def __getstate__(self):
         # The memo pickles empty (a cache); its root ids go with it.
         state = self.__dict__.copy()
         state["_roots"] = {}
+        state["_bits"] = None   # rebuilt on first use
         return state
 
     def update_rules(self, rules):
@@ -168,6 +170,28 @@ class GreedyHeadSearch:
                 self._forget_memo()
             self._covered = (coverage_flags(self.data, rules).astype(bool)
                              if rules and (self.uncovered or self.seed == "uncovered") else None)
+
+    def _record_bits(self):
+        """F_D of every record as bitsets, for the memo's candidate tests: ``(bits, n_words)``.
+
+        The seed-pair sampler's table when it has one (the same records),
+        else built once; ``(None, 0)`` when the table would pass
+        ``_heads._BITSET_BYTES`` (the memo then stamps candidates instead).
+        """
+        if self._bits is None:
+            from ._heads import _BITSET_BYTES
+
+            data = self.data
+            n_words = max(1, -(-data.n_features // 64))
+            bits = None
+            if self._pair_sampler is not None:
+                bits = self._pair_sampler._bits()
+                n_words = self._pair_sampler._n_words
+            elif data.n_records * n_words * 8 <= _BITSET_BYTES:
+                idx = data.record_features
+                bits = _heads.feature_bitsets(idx.indptr, idx.ids, n_words)
+            self._bits = (bits, n_words if bits is not None else 0)
+        return self._bits
 
     def _forget_memo(self):
         if self._memo is not None:
@@ -424,7 +448,7 @@ class GreedyHeadSearch:
                 indptr, ids = _gh_memo.greedy_heads_memo(
                     self._memo, f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles,
                     n_positive, roots, *jobs, self.epsilon, self.candidates == "difference",
-                    self.min_head_length, max_length, int(n_threads))
+                    self.min_head_length, max_length, int(n_threads), *self._record_bits())
             except MemoryError:
                 self._forget_memo()  # a half-added node leaves the memo inconsistent
                 raise
