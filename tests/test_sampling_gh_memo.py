@@ -19,9 +19,10 @@ def _data(seed):
     return data, sorted(t for t in tails if data.tail_support(np.asarray(t, np.int32)).size)
 
 
-def _pair(data, top_k, **options):
+def _pair(data, top_k, sorted_prefix=256, **options):
     memo = GreedyHeadSearch(data, memo=True, **options)
-    memo._memo = GreedyHeadMemo(data.n_features, data.n_records, memo.gamma, top_k=top_k)
+    memo._memo = GreedyHeadMemo(data.n_features, data.n_records, memo.gamma, top_k=top_k,
+                                sorted_prefix=sorted_prefix)
     return memo, GreedyHeadSearch(data, memo=False, **options)
 
 
@@ -29,9 +30,10 @@ OPTIONS = list(itertools.product([0.5, 1.0 / 3, 0.0], [0.1, 0.0], ["difference",
                                  ["uniform", "deterministic", "uncovered"], [(1, None), (2, 3), (1, 2)]))
 
 
-@pytest.mark.parametrize("top_k", [1, 2, 32])
-def test_memo_matches_plain_kernel(global_random_seed, top_k):
-    """Many data sets, every option, tiny top_k (nodes completed on demand), repeated calls."""
+@pytest.mark.parametrize("top_k, sorted_prefix", [(1, 1), (2, 3), (32, 256)])
+def test_memo_matches_plain_kernel(global_random_seed, top_k, sorted_prefix):
+    """Many data sets, every option, tiny top_k (nodes completed on demand) and tiny sorted
+    prefixes of complete nodes (choices among their unsorted entries), repeated calls."""
     rng = np.random.RandomState(global_random_seed)
     for case in range(6):
         data, tails = _data(global_random_seed * 100 + case)
@@ -39,8 +41,8 @@ def test_memo_matches_plain_kernel(global_random_seed, top_k):
             continue
         for i in rng.choice(len(OPTIONS), size=12, replace=False):
             gamma, epsilon, candidates, seed, (lo, hi) = OPTIONS[i]
-            memo, plain = _pair(data, top_k, gamma=gamma, epsilon=epsilon, candidates=candidates, seed=seed,
-                                min_head_length=lo, max_head_length=hi)
+            memo, plain = _pair(data, top_k, sorted_prefix, gamma=gamma, epsilon=epsilon, candidates=candidates,
+                                seed=seed, min_head_length=lo, max_head_length=hi)
             for call in range(3):  # the tree is kept and extended across calls
                 batch = tails + tails[:1]
                 got = memo.sample_many(batch, 5, random_state=call, n_threads=1 + call % 2)
@@ -152,8 +154,8 @@ def test_counting_modes_and_candidate_tests_match_the_plain_kernel(global_random
     data = BinaryData(X, Y)
     tails = [t for t in [(0,), (1,), (2,), (0, 1)] if data.tail_support(np.asarray(t, np.int32)).size]
     dense = sparse = 0
-    for seed, top_k in [("uniform", 2), ("paper", 32), ("deterministic", 1)]:
-        memo, plain = _pair(data, top_k, seed=seed, max_head_length=3)
+    for seed, top_k, prefix in [("uniform", 2, 2), ("paper", 32, 256), ("deterministic", 1, 1)]:
+        memo, plain = _pair(data, top_k, prefix, seed=seed, max_head_length=3)
         if not bits:
             memo._bits = (None, 0)
         for call in range(2):

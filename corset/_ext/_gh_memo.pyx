@@ -103,6 +103,11 @@ cdef class GreedyHeadMemo:
         The weight of negative support (every node's gains use it).
     top_k : int, default=32
         Entries kept per non-root node.
+    sorted_prefix : int, default=256
+        A complete node (a root, or a node rebuilt complete) sorts only its
+        best ``sorted_prefix`` entries; the others follow, all worse, in no
+        order, and a search that finds no candidate among the sorted ones
+        takes the best candidate among the others (the same choice).
 
     Notes
     -----
@@ -126,6 +131,7 @@ cdef class GreedyHeadMemo:
     cdef Py_ssize_t stored      # entries stored so far (n_entries)
     cdef vector[Entry*] node_start
     cdef vector[index_t] node_length
+    cdef vector[index_t] node_sorted
     cdef vector[uint8_t] node_complete
     cdef vector[double] node_phi
     cdef vector[index_t] node_parent
@@ -136,16 +142,19 @@ cdef class GreedyHeadMemo:
     cdef readonly Py_ssize_t n_records
     cdef readonly double gamma
     cdef readonly Py_ssize_t top_k
+    cdef readonly Py_ssize_t sorted_prefix
     cdef readonly Py_ssize_t n_upgrades
     cdef readonly Py_ssize_t n_dense_counts
     """Node builds that counted densely (at least as many occurrences as features)."""
     """Nodes rebuilt complete because their top_k entries did not decide a step."""
 
-    def __cinit__(self, Py_ssize_t n_features, Py_ssize_t n_records, double gamma, Py_ssize_t top_k=32):
+    def __cinit__(self, Py_ssize_t n_features, Py_ssize_t n_records, double gamma, Py_ssize_t top_k=32,
+                  Py_ssize_t sorted_prefix=256):
         self.n_features = n_features
         self.n_records = n_records
         self.gamma = gamma
         self.top_k = max(top_k, 1)
+        self.sorted_prefix = max(sorted_prefix, 1)
         self.n_upgrades = 0
         self.n_dense_counts = 0
         self.block_free = NULL
@@ -166,13 +175,14 @@ cdef class GreedyHeadMemo:
 
     def __reduce__(self):
         # Pickles and copies are empty (a cache): whoever holds root ids must drop them too.
-        return (GreedyHeadMemo, (self.n_features, self.n_records, self.gamma, self.top_k))
+        return (GreedyHeadMemo, (self.n_features, self.n_records, self.gamma, self.top_k, self.sorted_prefix))
 
     def clear(self):
         """Forget every node (the caller must forget its root ids too)."""
         self._free_blocks()
         self.node_start.clear()
         self.node_length.clear()
+        self.node_sorted.clear()
         self.node_complete.clear()
         self.node_phi.clear()
         self.node_parent.clear()
@@ -210,10 +220,12 @@ cdef class GreedyHeadMemo:
         return out
 
     cdef index_t _add_node(self, index_t parent, index_t feature, index_t depth, double phi,
-                           const Entry* items, Py_ssize_t n_items, Py_ssize_t n_keep) except -1:
+                           const Entry* items, Py_ssize_t n_items, Py_ssize_t n_keep,
+                           Py_ssize_t n_sorted) except -1:
         cdef index_t node = <index_t> self.node_start.size()
         self.node_start.push_back(self._store(items, n_keep))
         self.node_length.push_back(<index_t> n_keep)
+        self.node_sorted.push_back(<index_t> n_sorted)
         self.node_complete.push_back(n_keep == n_items)
         self.node_phi.push_back(phi)
         self.node_parent.push_back(parent)
@@ -223,10 +235,12 @@ cdef class GreedyHeadMemo:
             self.children[_child_key(parent, feature)] = node
         return node
 
-    cdef int _complete_node(self, index_t node, const Entry* items, Py_ssize_t n_items) except -1:
+    cdef int _complete_node(self, index_t node, const Entry* items, Py_ssize_t n_items,
+                            Py_ssize_t n_sorted) except -1:
         # The old, truncated entries stay behind in their block (at most top_k).
         self.node_start[node] = self._store(items, n_items)
         self.node_length[node] = <index_t> n_items
+        self.node_sorted[node] = <index_t> n_sorted
         self.node_complete[node] = True
         self.n_upgrades += 1
         return 0
@@ -344,7 +358,7 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
                                const ptr_t* r_indptr, const index_t* r_ids,
                                const uint8_t* role, double gamma, double phi,
                                const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
-                               Py_ssize_t n_features, Py_ssize_t top_k, Workspace* w,
+                               Py_ssize_t n_features, Py_ssize_t top_k, Py_ssize_t n_sort, Workspace* w,
                                Entry** out, Py_ssize_t* n_keep) noexcept nogil:
     """The entries of the node of head ``path`` (phi(path) = ``phi``), best ``top_k`` first and
     sorted; returns their number (-1 on allocation failure)."""
@@ -359,7 +373,8 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
         _entry_of(&items[i], w.touched[i], w, gamma, phi)
     _reset(w, n_touched)
     n_keep[0] = min(top_k, n_touched)
-    top_entries(items, n_keep[0], n_touched)
+    # The kept entries: the best min(n_sort, n_keep) sorted first, then the others (all worse).
+    top_entries(items, min(n_sort, n_keep[0]), n_touched)
     out[0] = items
     return n_touched
 
@@ -400,20 +415,30 @@ cdef inline bint _is_candidate(index_t h, const Search* s, const Workspace* w) n
     return w.pos_stamp[h] == s.pos_key + 1 and (s.neg_key < 0 or w.neg_stamp[h] != s.neg_key + 1)
 
 
-cdef Choice _choose_from_node(const Entry* entries, Py_ssize_t n_e, bint complete, bint root, double phi,
+cdef Choice _choose_from_node(const Entry* entries, Py_ssize_t n_e, Py_ssize_t n_sorted, bint complete,
+                              bint root, double phi,
                               Search* s, const index_t* visited, const index_t* cand, Py_ssize_t n_cand,
                               Workspace* w, bint* need_counting) noexcept nogil:
-    """The best candidate from a node's entries (``need_counting``: the node must be completed first)."""
+    """The best candidate from a node's entries (``need_counting``: the node must be completed first).
+
+    The first ``n_sorted`` entries are the node's best, in order; the others
+    are all worse, in no order: the first candidate of the order is the first
+    of the sorted ones, else the best of the others.
+    """
     cdef Choice c
     cdef Py_ssize_t i, k, found = -1
     cdef index_t h, absent = -1
     cdef bint used
     need_counting[0] = False
     c.feature = -1
-    for i in range(n_e):
+    for i in range(n_sorted):
         if _is_candidate(entries[i].feature, s, w):
             found = i
             break
+    if found < 0:
+        for i in range(n_sorted, n_e):
+            if _is_candidate(entries[i].feature, s, w) and (found < 0 or entry_before(entries[i], entries[found])):
+                found = i
     if found >= 0 and (entries[found].gain > -phi or s.all_present):
         # With a seed record D+ every candidate is in a record of D[H] (D+
         # itself), so no absent candidate can tie or win.
@@ -472,7 +497,7 @@ cdef int _advance(Search* s, GreedyHeadMemo memo, const index_t* cand, Py_ssize_
             return 0
         node = s.node
         phi = memo.node_phi[node]
-        c = _choose_from_node(memo.node_start[node], memo.node_length[node],
+        c = _choose_from_node(memo.node_start[node], memo.node_length[node], memo.node_sorted[node],
                               memo.node_complete[node], memo.node_depth[node] == 0, phi,
                               s, visited, cand, n_cand, w, &need_counting)
         if need_counting:
@@ -579,9 +604,9 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                     items[n_items].n_pos = first_v[1, f]
                     items[n_items].n_support = <int32_t> (f_indptr[f + 1] - f_indptr[f])
                     n_items += 1
-            top_entries(items, n_items, n_items)
+            top_entries(items, min(memo.sorted_prefix, n_items), n_items)
         try:
-            roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items)
+            roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items, min(memo.sorted_prefix, n_items))
         finally:
             free(items)
 
@@ -750,6 +775,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                                                    &roles[need_slot[i], 0], gamma, need_phi[i],
                                                    &pth[tid, 0, 0], n_path, n_records, n_features,
                                                    memo.top_k if need_feature[i] >= 0 else n_features,
+                                                   memo.top_k if need_feature[i] >= 0 else memo.sorted_prefix,
                                                    &ws[tid], &need_items[i], &need_keep[i])
 
             # 4. Add them to the trees (serial), and let the waiting searches go on.
@@ -760,9 +786,9 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                 node = need_node[i]
                 if need_feature[i] >= 0:
                     memo._add_node(node, need_feature[i], memo.node_depth[node] + 1, need_phi[i],
-                                   need_items[i], need_count[i], need_keep[i])
+                                   need_items[i], need_count[i], need_keep[i], min(memo.top_k, need_keep[i]))
                 else:
-                    memo._complete_node(node, need_items[i], need_count[i])
+                    memo._complete_node(node, need_items[i], need_count[i], min(memo.sorted_prefix, need_count[i]))
                 free(need_items[i])
                 need_items[i] = NULL
             for i in range(n_thr):
