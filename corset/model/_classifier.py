@@ -444,6 +444,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if not result.rules:
             return []
         stats = rule_statistics(data, result.rules)
+        label_counts = self._head_label_counts(data, result.rules)
         rules = []
         for i, (head, tail) in enumerate(result.rules):
             rules.append(Rule(
@@ -456,11 +457,26 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 uncovered_area=int(result.areas[i]) if i < len(result.areas) else 0,
                 gain=float(result.gains[i]) if i < len(result.gains) else 0.0,
                 position=i,
-                label_precision=tuple(
-                    float(np.intersect1d(data.head_support(head), data.label_records[k]).size
-                          / max(int(stats.head_counts[i]), 1)) for k in tail),
+                label_precision=tuple(float(label_counts[i][k] / max(int(stats.head_counts[i]), 1)) for k in tail),
             ))
         return rules
+
+    @staticmethod
+    def _head_label_counts(data, rules):
+        """|D[H] ∩ D[{k}]| for each rule and each label k of its tail, as one dict per rule.
+
+        One sparse product of the rules' head supports (rows) with Y.
+        """
+        supports = [data.head_support(head) for head, _ in rules]
+        indptr = np.zeros(len(supports) + 1, dtype=np.int64)
+        np.cumsum([s.size for s in supports], out=indptr[1:])
+        ids = np.concatenate(supports)
+        heads = sp.csr_array((np.ones(ids.size, dtype=np.int64), ids, indptr),
+                             shape=(len(supports), data.n_records))
+        counts = sp.csr_array(heads @ sp.csr_array(data.Y, dtype=np.int64))
+        counts.sum_duplicates()
+        return [dict(zip(counts.indices[a:b].tolist(), counts.data[a:b].tolist()))
+                for a, b in zip(counts.indptr[:-1].tolist(), counts.indptr[1:].tolist())]
 
     def _make_default_rule(self, data, Yb):
         """``IF TRUE THEN T0`` with T0 from :func:`corset.selection.default_tail`, or None."""
