@@ -73,6 +73,22 @@ cdef extern from *:
             std::nth_element(first, first + k, first + n, corset_gh_order());
         std::sort(first, first + k, corset_gh_order());
     }
+    /* Offer e to the k best entries seen so far, heap[0..*n): a heap whose front is
+       the worst of them (the last in order). */
+    static inline void corset_gh_offer(corset_gh_entry* heap, Py_ssize_t* n, Py_ssize_t k,
+                                       const corset_gh_entry& e) {
+        if (*n < k) {
+            heap[(*n)++] = e;
+            std::push_heap(heap, heap + *n, corset_gh_order());
+        } else if (corset_gh_before(e, heap[0])) {
+            std::pop_heap(heap, heap + k, corset_gh_order());
+            heap[k - 1] = e;
+            std::push_heap(heap, heap + k, corset_gh_order());
+        }
+    }
+    static inline void corset_gh_sort(corset_gh_entry* first, Py_ssize_t n) {
+        std::sort(first, first + n, corset_gh_order());
+    }
     """
     ctypedef struct Entry "corset_gh_entry":
         double gain
@@ -82,6 +98,8 @@ cdef extern from *:
         int32_t n_support
     bint entry_before "corset_gh_before"(const Entry& a, const Entry& b) noexcept nogil
     void top_entries "corset_gh_top"(Entry* first, Py_ssize_t k, Py_ssize_t n) noexcept nogil
+    void offer_entry "corset_gh_offer"(Entry* heap, Py_ssize_t* n, Py_ssize_t k, const Entry& e) noexcept nogil
+    void sort_entries "corset_gh_sort"(Entry* first, Py_ssize_t n) noexcept nogil
 
 
 # Entries per block of the memo (2 MB).
@@ -362,9 +380,26 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
                                Entry** out, Py_ssize_t* n_keep) noexcept nogil:
     """The entries of the node of head ``path`` (phi(path) = ``phi``), best ``top_k`` first and
     sorted; returns their number (-1 on allocation failure)."""
-    cdef Py_ssize_t n_touched, i
+    cdef Py_ssize_t n_touched, i, n_heap = 0
     cdef Entry* items
+    cdef Entry e
     n_touched = _count(f_indptr, f_ids, r_indptr, r_ids, role, path, n_path, n_records, n_features, w)
+    if 4 * top_k < n_touched:
+        # A node truncated to a small share of its entries: only its top_k best are
+        # kept, in a heap while the entries are made (no array of every entry to
+        # partition; with a larger share, the heap would change too often).
+        items = <Entry*> malloc(top_k * sizeof(Entry))
+        if items == NULL:
+            _reset(w, n_touched)
+            return -1
+        for i in range(n_touched):
+            _entry_of(&e, w.touched[i], w, gamma, phi)
+            offer_entry(items, &n_heap, top_k, e)
+        _reset(w, n_touched)
+        sort_entries(items, top_k)
+        n_keep[0] = top_k
+        out[0] = items
+        return n_touched
     items = <Entry*> malloc((n_touched if n_touched > 0 else 1) * sizeof(Entry))
     if items == NULL:
         _reset(w, n_touched)
