@@ -205,3 +205,20 @@ def test_record_bitsets_are_checked_against_the_data():
         with pytest.raises(ValueError, match="record_bits is too small"):
             run(*extra)
     assert expected == search.sample_many(tails, 3, random_state=0)
+
+
+def test_bitsets_and_stamps_build_the_same_trees(global_random_seed):
+    """The step limit min(max_length, |F_{D+} \\ F_{D-}|) computed on bitsets equals the stamps'
+    one: the same searches stop at the same step, so the same nodes get built.  Dense records
+    make |F_{D+} \\ F_{D-}| (about 4) the binding limit, below max_head_length."""
+    rng = np.random.RandomState(global_random_seed)
+    data = BinaryData(rng.rand(60, 40) < 0.9, (rng.rand(60, 2) < 0.5).astype(np.uint8))
+    tails = [t for t in [(0,), (1,)] if data.tail_support(np.asarray(t, np.int32)).size]
+    trees = []
+    for bits in (True, False):
+        memo = GreedyHeadSearch(data, seed="uniform", max_head_length=10, gamma=1.0, epsilon=0.0)
+        if not bits:
+            memo._bits = (None, 0)
+        heads = [memo.sample_many(tails, 20, random_state=call) for call in range(2)]
+        trees.append((heads, memo._memo.n_nodes, memo._memo.n_upgrades, memo._memo.n_entries))
+    assert trees[0] == trees[1]

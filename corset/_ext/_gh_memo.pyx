@@ -40,7 +40,7 @@ from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
-from corset._ext._intersect cimport support_into_ptr
+from corset._ext._intersect cimport common_bits, support_into_ptr
 from corset._ext._gh cimport copy_sorted, job_candidate_offsets
 
 cdef extern from *:
@@ -594,7 +594,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     cdef Py_ssize_t j, t, i, k, n_items, n_need, n_path
     cdef int n_thr = max(n_threads, 1), failed = 0, tid
     cdef double gamma = memo.gamma
-    cdef index_t f, node
+    cdef index_t f, node, lo, hi
     cdef ptr_t a, b
     cdef Entry* items
     cdef ptr_t[::1] out_indptr
@@ -752,12 +752,18 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                     if searches[j].limit < 0:
                         # First visit: the step limit, min(max_length, |F'|).
                         i = searches[j].n_cand
-                        if searches[j].neg_key >= 0:
+                        a, b = r_indptr[neg], r_indptr[neg + 1]
+                        if searches[j].neg_key >= 0 and searches[j].neg_bits != NULL:
+                            # |F_{D+} ∩ F_{D-}| by AND and popcount over the words both span.
+                            if i > 0 and b > a:
+                                lo = max(searches[j].cand[0], r_ids[a])
+                                hi = min(searches[j].cand[i - 1], r_ids[b - 1])
+                                if lo <= hi:
+                                    i = i - common_bits(searches[j].pos_bits, searches[j].neg_bits,
+                                                        lo >> 6, hi >> 6)
+                        elif searches[j].neg_key >= 0:
                             for a in range(r_indptr[neg], r_indptr[neg + 1]):
-                                if searches[j].pos_bits != NULL:
-                                    i = i - _has_bit(searches[j].pos_bits, r_ids[a])
-                                else:
-                                    i = i - (ws[tid].pos_stamp[r_ids[a]] == searches[j].pos_key + 1)
+                                i = i - (ws[tid].pos_stamp[r_ids[a]] == searches[j].pos_key + 1)
                         searches[j].limit = min(max_length, i)
                     _advance(&searches[j], memo, searches[j].cand, searches[j].n_cand,
                              &visited_v[0] + searches[j].voff, &scores_v[0] + searches[j].voff,

@@ -56,16 +56,8 @@ from libc.stdlib cimport calloc, free, malloc
 
 from corset._ext._typedefs cimport index_t, int64_t, ptr_t, uint8_t, uint64_t
 from corset._ext._random cimport rng_below, rng_bit, rng_next, rng_uniform, rng_uniform_open
-from corset._ext._intersect cimport intersect_count_ptr, support_into_ptr
+from corset._ext._intersect cimport common_bits, intersect_count_ptr, support_into_ptr
 from corset._ext._weighted cimport cumulative_draw, cumulative_fill
-
-cdef inline int _popcount(uint64_t x) noexcept nogil:
-    """The number of bits set in x (SWAR).  Inline, it beats ``__builtin_popcountll``,
-    a call into libgcc without -mpopcnt (measured on enron and bibtex)."""
-    x = x - ((x >> 1) & 0x5555555555555555ULL)
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL
-    return <int>((x * 0x0101010101010101ULL) >> 56)
 
 # Proposal ratios above this (in log) are not rounding but a proposal that
 # does not bound the target.
@@ -117,7 +109,7 @@ cdef inline Py_ssize_t _common_features(const PairProposal* p, index_t r_pos, pt
     """k = |F_{D+} ∩ F_{D-}|: popcount of the AND of the two bitsets, or a merge of the sorted lists."""
     cdef const uint64_t* x
     cdef const uint64_t* y
-    cdef Py_ssize_t lo, hi, w, k = 0
+    cdef Py_ssize_t lo, hi
     if p.feature_bits == NULL:
         return intersect_count_ptr(p.feature_ids + s_pos, a, p.feature_ids + s_neg, b)
     if a == 0 or b == 0:
@@ -128,9 +120,7 @@ cdef inline Py_ssize_t _common_features(const PairProposal* p, index_t r_pos, pt
           else p.feature_ids[s_neg + b - 1])
     x = p.feature_bits + <Py_ssize_t>r_pos * p.n_words
     y = p.feature_bits + <Py_ssize_t>r_neg * p.n_words
-    for w in range(lo >> 6, (hi >> 6) + 1):
-        k += _popcount(x[w] & y[w])
-    return k
+    return common_bits(x, y, lo >> 6, hi >> 6)
 
 
 cdef double log_acceptance(const PairProposal* p, Py_ssize_t i_pos, Py_ssize_t i_neg) noexcept nogil:

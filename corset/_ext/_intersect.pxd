@@ -3,7 +3,7 @@
 # Every record-id list here is strictly increasing (a posting list of the
 # inverted index, or the result of intersecting such lists).  The cores are
 # pure kernels: ``noexcept nogil``, no allocation, no validation.
-from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
+from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, uint64_t
 
 # Below this length ratio the linear merge is used, above it galloping.
 cdef enum:
@@ -27,6 +27,24 @@ cdef inline Py_ssize_t gallop(const index_t* b, Py_ssize_t lo, Py_ssize_t nb,
         else:
             hi = mid
     return lo
+
+
+cdef inline int popcount64(uint64_t x) noexcept nogil:
+    """The number of bits set in x (SWAR).  Inline, it beats ``__builtin_popcountll``,
+    a call into libgcc without -mpopcnt (measured on enron and bibtex)."""
+    x = x - ((x >> 1) & 0x5555555555555555ULL)
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL
+    return <int>((x * 0x0101010101010101ULL) >> 56)
+
+
+cdef inline Py_ssize_t common_bits(const uint64_t* x, const uint64_t* y,
+                                   Py_ssize_t first_word, Py_ssize_t last_word) noexcept nogil:
+    """|x ∩ y| for two bitsets whose common bits all lie in words first_word..last_word."""
+    cdef Py_ssize_t w, k = 0
+    for w in range(first_word, last_word + 1):
+        k += popcount64(x[w] & y[w])
+    return k
 
 
 cdef Py_ssize_t intersect_count_ptr(const index_t* a, Py_ssize_t na,
