@@ -353,3 +353,22 @@ def test_default_rule_counts_against_the_budget():
             assert len(clf.selection_.rules) <= n_rules - 1 and clf.rules_[-1].head == ()
     with pytest.raises(TypeError, match="default_rule"):
         CorsetClassifier(default_rule="yes").fit(X, Y)
+
+
+def test_label_precision_of_every_rule_by_brute_force():
+    """label_precision[j] = |D[H] ∩ D[{k_j}]| / |D[H]|, including labels no record of D[H] carries."""
+    from corset import BinaryData
+
+    rng = np.random.RandomState(3)
+    X = (rng.rand(120, 12) < 0.3).astype(np.uint8)
+    Y = ((X[:, :4] | (rng.rand(120, 4) < 0.15)) & (rng.rand(120, 4) < 0.9)).astype(np.uint8)
+    clf = CorsetClassifier(n_rules=20, random_state=0).fit(X, Y)
+    for rule in clf.rules_:
+        matched = np.all(X[:, list(rule.head)] == 1, axis=1) if rule.head else np.ones(len(X), bool)
+        expected = tuple(float(Y[matched, k].sum() / max(matched.sum(), 1)) for k in rule.tail)
+        assert rule.label_precision == expected
+    # A label carried by no record of D[H]: count 0 (absent from the sparse product's row).
+    data = BinaryData(np.array([[1, 0], [1, 1], [0, 1]]), np.array([[1, 0], [1, 0], [0, 1]]))
+    counts = CorsetClassifier._head_label_counts(data, [((0,), (0, 1)), ((1,), (1,))])
+    assert counts == [{0: 2}, {0: 1, 1: 1}]
+    assert counts[0].get(1, 0) == 0

@@ -222,3 +222,43 @@ def test_bitsets_and_stamps_build_the_same_trees(global_random_seed):
         heads = [memo.sample_many(tails, 20, random_state=call) for call in range(2)]
         trees.append((heads, memo._memo.n_nodes, memo._memo.n_upgrades, memo._memo.n_entries))
     assert trees[0] == trees[1]
+
+
+def test_huge_top_k_and_sorted_prefix_are_clamped():
+    """A memo keeps at most n_features entries per node, so larger values change nothing."""
+    data, tails = _data(5)
+    memo, plain = _pair(data, 2**61, 2**62, seed="uniform", max_head_length=3)
+    assert memo._memo.top_k == memo._memo.sorted_prefix == max(data.n_features, 1)
+    assert memo.sample_many(tails, 6, random_state=0) == plain.sample_many(tails, 6, random_state=0)
+
+
+def test_bad_record_bits_leave_the_memo_empty():
+    from corset._ext._gh_memo import greedy_heads_memo
+
+    rng = np.random.RandomState(0)
+    data = BinaryData(rng.rand(30, 100) < 0.3, rng.rand(30, 2) < 0.5)
+    search = GreedyHeadSearch(data, seed="uniform", max_head_length=3)
+    calls = []
+
+    def spy(*args):
+        calls.append(args)
+        return greedy_heads_memo(*args)
+
+    import corset.sampling._gh as gh_module
+    gh_module._gh_memo.greedy_heads_memo = spy
+    try:
+        search.sample_many([(0,), (1,)], 3, random_state=0)
+    finally:
+        gh_module._gh_memo.greedy_heads_memo = greedy_heads_memo
+    args = list(calls[0][:-2])
+    memo = args[0] = GreedyHeadMemo(data.n_features, data.n_records, 0.5)
+    args[9] = np.full_like(args[9], -1)
+    bits, n_words = search._record_bits()
+    with pytest.raises(ValueError, match="record_bits is too small"):
+        greedy_heads_memo(*args, bits[:-1], n_words)
+    assert memo.n_nodes == 0 and memo.n_entries == 0 and (args[9] == -1).all()
+
+
+def test_deterministic_seeds_use_no_bitsets():
+    data, _ = _data(3)
+    assert GreedyHeadSearch(data, seed="deterministic", max_head_length=3)._record_bits() == (None, 0)

@@ -15,8 +15,8 @@ plain search (:mod:`corset._ext._gh`) picks, ties included.  Features absent
 from every record of D[H] have phi(H ∪ {h}) = 0; they are handled apart.
 
 Nodes are built on first use, by one scan of the features of the records of
-D[H] (roles 1/2 counted as positives/negatives, every record in the
-support size); when D[H] holds at least as many feature occurrences as there
+D[H] (role 1 counted as positives, role 0 apart, every record in the
+support size; the negatives, role 2, are the rest); when D[H] holds at least as many feature occurrences as there
 are features, the scan counts without tests (one loop per role) and the
 touched features are collected in one pass over F.  Entries are stored in
 blocks that never move.  A root keeps every feature; a deeper node first keeps only
@@ -162,17 +162,19 @@ cdef class GreedyHeadMemo:
     cdef readonly Py_ssize_t top_k
     cdef readonly Py_ssize_t sorted_prefix
     cdef readonly Py_ssize_t n_upgrades
+    """Nodes rebuilt complete because their top_k entries did not decide a step."""
     cdef readonly Py_ssize_t n_dense_counts
     """Node builds that counted densely (at least as many occurrences as features)."""
-    """Nodes rebuilt complete because their top_k entries did not decide a step."""
 
     def __cinit__(self, Py_ssize_t n_features, Py_ssize_t n_records, double gamma, Py_ssize_t top_k=32,
                   Py_ssize_t sorted_prefix=256):
         self.n_features = n_features
         self.n_records = n_records
         self.gamma = gamma
-        self.top_k = max(top_k, 1)
-        self.sorted_prefix = max(sorted_prefix, 1)
+        # A node has at most n_features entries: a larger top_k keeps them all alike
+        # (clamped, so that no size computed from it can overflow).
+        self.top_k = min(max(top_k, 1), max(n_features, 1))
+        self.sorted_prefix = min(max(sorted_prefix, 1), max(n_features, 1))
         self.n_upgrades = 0
         self.n_dense_counts = 0
         self.block_free = NULL
@@ -378,8 +380,9 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
                                const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
                                Py_ssize_t n_features, Py_ssize_t top_k, Py_ssize_t n_sort, Workspace* w,
                                Entry** out, Py_ssize_t* n_keep) noexcept nogil:
-    """The entries of the node of head ``path`` (phi(path) = ``phi``), best ``top_k`` first and
-    sorted; returns their number (-1 on allocation failure)."""
+    """The entries of the node of head ``path`` (phi(path) = ``phi``): its ``top_k`` best (all
+    of them when there are no more), the best ``min(n_sort, kept)`` first and sorted, the rest
+    after them in no order; returns the number of entries of the node (-1 on allocation failure)."""
     cdef Py_ssize_t n_touched, i, n_heap = 0
     cdef Entry* items
     cdef Entry e
@@ -606,6 +609,17 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     if max_length < 0 or max_length > n_features:
         max_length = n_features   # a head has at most n_features features
 
+    # Per-record feature bitsets: ``n_words`` words per record, or none (stamps);
+    # checked before anything is added to the memo.
+    cdef const uint64_t* bits_p = NULL
+    if record_bits is not None:
+        if n_words < 1 or n_words * 64 < n_features or record_bits.shape[0] < n_records * n_words:
+            raise ValueError(f"greedy_heads_memo: record_bits is too small for the data "
+                             f"({record_bits.shape[0]} words, n_words={n_words}, "
+                             f"{n_records} records, {n_features} features)")
+        if record_bits.shape[0] > 0:
+            bits_p = &record_bits[0]
+
     # Roots: phi(∅) = 0; every feature that occurs, all kept.  The positives and the
     # records of role 0 of D[{h}] are counted in one pass over those records (few);
     # the negatives are the rest of D[{h}].
@@ -659,15 +673,6 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     cdef index_t[::1] visited_v = visited_buf
     cdef double[::1] scores_v = scores_buf
     cdef const index_t* cand_ids_p = &cand_ids[0] if cand_ids.shape[0] > 0 else NULL
-    # Per-record feature bitsets: ``n_words`` words per record, or none (stamps).
-    cdef const uint64_t* bits_p = NULL
-    if record_bits is not None:
-        if n_words < 1 or n_words * 64 < n_features or record_bits.shape[0] < n_records * n_words:
-            raise ValueError(f"greedy_heads_memo: record_bits is too small for the data "
-                             f"({record_bits.shape[0]} words, n_words={n_words}, "
-                             f"{n_records} records, {n_features} features)")
-        bits_p = &record_bits[0]
-
     # Per-thread workspaces (stamps need no reset: a key's stamps are rewritten when it changes).
     cdef Py_ssize_t nf = max(n_features, 1)
     stamps = np.zeros((n_thr, 3, nf), dtype=np.int64)
@@ -752,9 +757,10 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                     if searches[j].limit < 0:
                         # First visit: the step limit, min(max_length, |F'|).
                         i = searches[j].n_cand
-                        a, b = r_indptr[neg], r_indptr[neg + 1]
                         if searches[j].neg_key >= 0 and searches[j].neg_bits != NULL:
-                            # |F_{D+} ∩ F_{D-}| by AND and popcount over the words both span.
+                            # |F_{D+} ∩ F_{D-}| by AND and popcount over the words both span
+                            # (neg >= 0 here: job_neg is -1 for searches without D-).
+                            a, b = r_indptr[neg], r_indptr[neg + 1]
                             if i > 0 and b > a:
                                 lo = max(searches[j].cand[0], r_ids[a])
                                 hi = min(searches[j].cand[i - 1], r_ids[b - 1])

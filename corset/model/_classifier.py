@@ -457,13 +457,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 uncovered_area=int(result.areas[i]) if i < len(result.areas) else 0,
                 gain=float(result.gains[i]) if i < len(result.gains) else 0.0,
                 position=i,
-                label_precision=tuple(float(label_counts[i][k] / max(int(stats.head_counts[i]), 1)) for k in tail),
+                label_precision=tuple(float(label_counts[i].get(k, 0) / max(int(stats.head_counts[i]), 1))
+                                      for k in tail),
             ))
         return rules
 
     @staticmethod
     def _head_label_counts(data, rules):
-        """|D[H] ∩ D[{k}]| for each rule and each label k of its tail, as one dict per rule.
+        """|D[H] ∩ D[{k}]| of each rule per label k, as one dict per rule (labels with count 0 absent).
 
         One sparse product of the rules' head supports (rows) with Y.
         """

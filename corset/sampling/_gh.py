@@ -176,8 +176,12 @@ class GreedyHeadSearch:
 
         The seed-pair sampler's table when it has one (the same records),
         else built once; ``(None, 0)`` when the table would pass
-        ``_heads._BITSET_BYTES`` (the memo then stamps candidates instead).
+        ``_heads._BITSET_BYTES`` (the memo then stamps candidates instead)
+        or with ``seed="deterministic"``, whose searches start from no
+        record.
         """
+        if self.seed == "deterministic":
+            return None, 0
         if self._bits is None:
             from ._heads import _BITSET_BYTES
 
