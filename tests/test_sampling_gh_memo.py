@@ -262,3 +262,19 @@ def test_bad_record_bits_leave_the_memo_empty():
 def test_deterministic_seeds_use_no_bitsets():
     data, _ = _data(3)
     assert GreedyHeadSearch(data, seed="deterministic", max_head_length=3)._record_bits() == (None, 0)
+
+
+def test_large_nodes_get_blocks_of_their_own():
+    """Roots of about 17,000 entries (over a quarter of a 65,536-entry block): once the open
+    block cannot hold one, it gets a block of its own; the heads stay the plain kernel's."""
+    rng = np.random.RandomState(0)
+    n, m = 40, 20000
+    X = np.zeros((n, m), dtype=bool)
+    for r in range(n):
+        X[r, rng.choice(m, size=1000, replace=False)] = True
+    Y = (rng.rand(n, 6) < 0.5).astype(np.uint8)
+    data = BinaryData(X, Y)
+    tails = [(k,) for k in range(6) if data.tail_support(np.asarray([k], np.int32)).size]
+    memo, plain = _pair(data, 32, seed="uniform", max_head_length=2)
+    assert memo.sample_many(tails, 3, random_state=0) == plain.sample_many(tails, 3, random_state=0)
+    assert len(memo._roots) >= 4 and memo._memo.n_entries > 4 * 16384

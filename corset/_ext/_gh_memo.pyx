@@ -220,15 +220,24 @@ cdef class GreedyHeadMemo:
         return self.stored
 
     cdef Entry* _store(self, const Entry* items, Py_ssize_t n) except NULL:
-        # Room for n entries in the last block, or in a new block (at least BLOCK_ENTRIES).
+        # Room for n entries in the open block, or in a new one (at least BLOCK_ENTRIES).
+        # A large node that does not fit gets a block of its own and the open block
+        # stays open, so that at most a quarter of a block is ever left unused.
         cdef Entry* out
         cdef Py_ssize_t size
+        cdef bint own = False
         if n > self.block_left or self.block_free == NULL:
-            size = max(n, BLOCK_ENTRIES)
+            own = self.block_free != NULL and 4 * n >= BLOCK_ENTRIES
+            size = n if own else max(n, BLOCK_ENTRIES)
             out = <Entry*> malloc(max(size, 1) * sizeof(Entry))
             if out == NULL:
                 raise MemoryError("GreedyHeadMemo: could not allocate a block of entries")
             self.blocks.push_back(out)
+            if own:
+                if n > 0:
+                    memcpy(out, items, n * sizeof(Entry))
+                self.stored += n
+                return out
             self.block_free = out
             self.block_left = size
         out = self.block_free
