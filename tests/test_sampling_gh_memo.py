@@ -168,7 +168,9 @@ def test_counting_modes_and_candidate_tests_match_the_plain_kernel(global_random
         assert dense > 0
 
 
-def test_record_bitsets_are_checked_against_the_data():
+def test_record_bitsets_are_checked_against_the_data(monkeypatch):
+    """Bitsets give the stamps' heads; bitsets too small for the data are refused before
+    anything is added to the memo."""
     from corset._ext import _heads
     from corset._ext._gh_memo import greedy_heads_memo
 
@@ -187,23 +189,22 @@ def test_record_bitsets_are_checked_against_the_data():
         return greedy_heads_memo(*args)
 
     import corset.sampling._gh as gh_module
-    gh_module._gh_memo.greedy_heads_memo = spy
-    try:
-        expected = search.sample_many(tails, 3, random_state=0)
-    finally:
-        gh_module._gh_memo.greedy_heads_memo = greedy_heads_memo
+    monkeypatch.setattr(gh_module._gh_memo, "greedy_heads_memo", spy)
+    expected = search.sample_many(tails, 3, random_state=0)
+    monkeypatch.undo()
     args = list(calls[0][:-2])
 
     def run(*extra):
-        args[0] = GreedyHeadMemo(data.n_features, data.n_records, 0.5)
+        memo = args[0] = GreedyHeadMemo(data.n_features, data.n_records, 0.5)
         args[9] = np.full_like(args[9], -1)   # roots: none built in this memo
-        return greedy_heads_memo(*args, *extra)
+        return memo, greedy_heads_memo(*args, *extra)
 
-    same = run(bits, n_words)
-    assert all(np.array_equal(a, b) for a, b in zip(same, run()))   # with and without bitsets
+    same = run(bits, n_words)[1]
+    assert all(np.array_equal(a, b) for a, b in zip(same, run()[1]))   # with and without bitsets
     for extra in [(bits[:-1], n_words), (bits, 1), (bits, 0)]:
         with pytest.raises(ValueError, match="record_bits is too small"):
             run(*extra)
+        assert args[0].n_nodes == 0 and args[0].n_entries == 0 and (args[9] == -1).all()
     assert expected == search.sample_many(tails, 3, random_state=0)
 
 
@@ -230,33 +231,6 @@ def test_huge_top_k_and_sorted_prefix_are_clamped():
     memo, plain = _pair(data, 2**61, 2**62, seed="uniform", max_head_length=3)
     assert memo._memo.top_k == memo._memo.sorted_prefix == max(data.n_features, 1)
     assert memo.sample_many(tails, 6, random_state=0) == plain.sample_many(tails, 6, random_state=0)
-
-
-def test_bad_record_bits_leave_the_memo_empty():
-    from corset._ext._gh_memo import greedy_heads_memo
-
-    rng = np.random.RandomState(0)
-    data = BinaryData(rng.rand(30, 100) < 0.3, rng.rand(30, 2) < 0.5)
-    search = GreedyHeadSearch(data, seed="uniform", max_head_length=3)
-    calls = []
-
-    def spy(*args):
-        calls.append(args)
-        return greedy_heads_memo(*args)
-
-    import corset.sampling._gh as gh_module
-    gh_module._gh_memo.greedy_heads_memo = spy
-    try:
-        search.sample_many([(0,), (1,)], 3, random_state=0)
-    finally:
-        gh_module._gh_memo.greedy_heads_memo = greedy_heads_memo
-    args = list(calls[0][:-2])
-    memo = args[0] = GreedyHeadMemo(data.n_features, data.n_records, 0.5)
-    args[9] = np.full_like(args[9], -1)
-    bits, n_words = search._record_bits()
-    with pytest.raises(ValueError, match="record_bits is too small"):
-        greedy_heads_memo(*args, bits[:-1], n_words)
-    assert memo.n_nodes == 0 and memo.n_entries == 0 and (args[9] == -1).all()
 
 
 def test_deterministic_seeds_use_no_bitsets():
