@@ -249,12 +249,12 @@ cdef class GreedyHeadMemo:
         return out
 
     cdef index_t _add_node(self, index_t parent, index_t feature, index_t depth, double phi,
-                           const Entry* items, Py_ssize_t n_items, Py_ssize_t n_keep,
-                           Py_ssize_t n_sorted) except -1:
+                           const Entry* items, Py_ssize_t n_items, Py_ssize_t n_keep) except -1:
+        # A root sorts its best sorted_prefix entries; a child is built sorted (top_k at most).
         cdef index_t node = <index_t> self.node_start.size()
         self.node_start.push_back(self._store(items, n_keep))
         self.node_length.push_back(<index_t> n_keep)
-        self.node_sorted.push_back(<index_t> n_sorted)
+        self.node_sorted.push_back(<index_t> (n_keep if parent >= 0 else min(self.sorted_prefix, n_keep)))
         self.node_complete.push_back(n_keep == n_items)
         self.node_phi.push_back(phi)
         self.node_parent.push_back(parent)
@@ -264,12 +264,12 @@ cdef class GreedyHeadMemo:
             self.children[_child_key(parent, feature)] = node
         return node
 
-    cdef int _complete_node(self, index_t node, const Entry* items, Py_ssize_t n_items,
-                            Py_ssize_t n_sorted) except -1:
-        # The old, truncated entries stay behind in their block (at most top_k).
+    cdef int _complete_node(self, index_t node, const Entry* items, Py_ssize_t n_items) except -1:
+        # The old, truncated entries stay behind in their block (at most top_k); the
+        # new ones have their best sorted_prefix sorted.
         self.node_start[node] = self._store(items, n_items)
         self.node_length[node] = <index_t> n_items
-        self.node_sorted[node] = <index_t> n_sorted
+        self.node_sorted[node] = <index_t> min(self.sorted_prefix, n_items)
         self.node_complete[node] = True
         self.n_upgrades += 1
         return 0
@@ -464,8 +464,8 @@ cdef inline bint _is_candidate(index_t h, const Search* s, const Workspace* w) n
 
 cdef Choice _choose_from_node(const Entry* entries, Py_ssize_t n_e, Py_ssize_t n_sorted, bint complete,
                               bint root, double phi,
-                              Search* s, const index_t* visited, const index_t* cand, Py_ssize_t n_cand,
-                              Workspace* w, bint* need_counting) noexcept nogil:
+                              Search* s, const index_t* visited, Workspace* w,
+                              bint* need_counting) noexcept nogil:
     """The best candidate from a node's entries (``need_counting``: the node must be completed first).
 
     The first ``n_sorted`` entries are the node's best, in order; the others
@@ -498,8 +498,8 @@ cdef Choice _choose_from_node(const Entry* entries, Py_ssize_t n_e, Py_ssize_t n
         w.present_token += 1
         for i in range(n_e):
             w.present_stamp[entries[i].feature] = w.present_token
-        for i in range(n_cand):
-            h = cand[i]
+        for i in range(s.n_cand):
+            h = s.cand[i]
             if not _is_candidate(h, s, w) or w.present_stamp[h] == w.present_token:
                 continue
             used = False
@@ -524,8 +524,7 @@ cdef Choice _choose_from_node(const Entry* entries, Py_ssize_t n_e, Py_ssize_t n
     return c
 
 
-cdef int _advance(Search* s, GreedyHeadMemo memo, const index_t* cand, Py_ssize_t n_cand,
-                  index_t* visited, double* scores,
+cdef int _advance(Search* s, GreedyHeadMemo memo, index_t* visited, double* scores,
                   Py_ssize_t min_length, double epsilon, Py_ssize_t n_positive,
                   Workspace* w) noexcept nogil:
     """Run one search as far as the built nodes allow.
@@ -546,7 +545,7 @@ cdef int _advance(Search* s, GreedyHeadMemo memo, const index_t* cand, Py_ssize_
         phi = memo.node_phi[node]
         c = _choose_from_node(memo.node_start[node], memo.node_length[node], memo.node_sorted[node],
                               memo.node_complete[node], memo.node_depth[node] == 0, phi,
-                              s, visited, cand, n_cand, w, &need_counting)
+                              s, visited, w, &need_counting)
         if need_counting:
             s.pending = -2
             s.status = 1
@@ -664,7 +663,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                     n_items += 1
             top_entries(items, min(memo.sorted_prefix, n_items), n_items)
         try:
-            roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items, min(memo.sorted_prefix, n_items))
+            roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items)
         finally:
             free(items)
 
@@ -780,8 +779,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                             for a in range(r_indptr[neg], r_indptr[neg + 1]):
                                 i = i - (ws[tid].pos_stamp[r_ids[a]] == searches[j].pos_key + 1)
                         searches[j].limit = min(max_length, i)
-                    _advance(&searches[j], memo, searches[j].cand, searches[j].n_cand,
-                             &visited_v[0] + searches[j].voff, &scores_v[0] + searches[j].voff,
+                    _advance(&searches[j], memo, &visited_v[0] + searches[j].voff, &scores_v[0] + searches[j].voff,
                              min_length, epsilon, n_positive[job_tail[j]], &ws[tid])
 
             # 2. Distinct requests: key (node, feature) for a child, (node, -2 as uint32) to complete it.
@@ -842,9 +840,9 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                 node = need_node[i]
                 if need_feature[i] >= 0:
                     memo._add_node(node, need_feature[i], memo.node_depth[node] + 1, need_phi[i],
-                                   need_items[i], need_count[i], need_keep[i], min(memo.top_k, need_keep[i]))
+                                   need_items[i], need_count[i], need_keep[i])
                 else:
-                    memo._complete_node(node, need_items[i], need_count[i], min(memo.sorted_prefix, need_count[i]))
+                    memo._complete_node(node, need_items[i], need_count[i])
                 free(need_items[i])
                 need_items[i] = NULL
             for i in range(n_thr):
