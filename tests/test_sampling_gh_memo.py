@@ -19,10 +19,10 @@ def _data(seed):
     return data, sorted(t for t in tails if data.tail_support(np.asarray(t, np.int32)).size)
 
 
-def _pair(data, top_k, sorted_prefix=256, **options):
+def _pair(data, top_k, sorted_prefix=256, child_sorted=32, **options):
     memo = GreedyHeadSearch(data, memo=True, **options)
     memo._memo = GreedyHeadMemo(data.n_features, data.n_records, memo.gamma, top_k=top_k,
-                                sorted_prefix=sorted_prefix)
+                                sorted_prefix=sorted_prefix, child_sorted=child_sorted)
     return memo, GreedyHeadSearch(data, memo=False, **options)
 
 
@@ -30,10 +30,12 @@ OPTIONS = list(itertools.product([0.5, 1.0 / 3, 0.0], [0.1, 0.0], ["difference",
                                  ["uniform", "deterministic", "uncovered"], [(1, None), (2, 3), (1, 2)]))
 
 
-@pytest.mark.parametrize("top_k, sorted_prefix", [(1, 1), (2, 3), (32, 256)])
-def test_memo_matches_plain_kernel(global_random_seed, top_k, sorted_prefix):
-    """Many data sets, every option, tiny top_k (nodes completed on demand) and tiny sorted
-    prefixes of complete nodes (choices among their unsorted entries), repeated calls."""
+@pytest.mark.parametrize("top_k, sorted_prefix, child_sorted", [(1, 1, 1), (2, 3, 32), (32, 256, 32),
+                                                                (6, 2, 2), (1000, 256, 1)])
+def test_memo_matches_plain_kernel(global_random_seed, top_k, sorted_prefix, child_sorted):
+    """Many data sets, every option, tiny top_k (nodes completed on demand), tiny sorted
+    prefixes of complete nodes and of children (choices among their unsorted entries), children
+    that keep every entry, repeated calls."""
     rng = np.random.RandomState(global_random_seed)
     for case in range(6):
         data, tails = _data(global_random_seed * 100 + case)
@@ -41,8 +43,8 @@ def test_memo_matches_plain_kernel(global_random_seed, top_k, sorted_prefix):
             continue
         for i in rng.choice(len(OPTIONS), size=12, replace=False):
             gamma, epsilon, candidates, seed, (lo, hi) = OPTIONS[i]
-            memo, plain = _pair(data, top_k, sorted_prefix, gamma=gamma, epsilon=epsilon, candidates=candidates,
-                                seed=seed, min_head_length=lo, max_head_length=hi)
+            memo, plain = _pair(data, top_k, sorted_prefix, child_sorted, gamma=gamma, epsilon=epsilon,
+                                candidates=candidates, seed=seed, min_head_length=lo, max_head_length=hi)
             for call in range(3):  # the tree is kept and extended across calls
                 batch = tails + tails[:1]
                 got = memo.sample_many(batch, 5, random_state=call, n_threads=1 + call % 2)
@@ -140,12 +142,15 @@ def test_pair_method_is_checked():
         GreedyHeadSearch(data, seed="uniform", pair_method="bogus")
 
 
+@pytest.mark.parametrize("feature_bits", [True, False], ids=["feature-bitsets", "no-feature-bitsets"])
 @pytest.mark.parametrize("bits", [True, False], ids=["record-bitsets", "stamps"])
-@pytest.mark.parametrize("shape", [(60, 400, 0.02), (60, 8, 0.5), (80, 64, 0.15)],
-                         ids=["sparse-counts", "dense-counts", "both"])
-def test_counting_modes_and_candidate_tests_match_the_plain_kernel(global_random_seed, bits, shape):
-    """Node builds count sparsely (fewer occurrences than features) or densely; a search tests
-    its candidates on the records' bitsets or on stamps: every way gives the plain heads."""
+@pytest.mark.parametrize("shape", [(60, 400, 0.02), (60, 8, 0.5), (80, 64, 0.15), (150, 30, 0.6)],
+                         ids=["sparse-counts", "dense-counts", "both", "popcounts"])
+def test_counting_modes_and_candidate_tests_match_the_plain_kernel(global_random_seed, bits, feature_bits, shape):
+    """Node builds count sparsely (fewer occurrences than features), densely, or by popcounts of
+    the features' record bitsets (many more occurrences than (feature, word) pairs); a search
+    tests its candidates on the records' bitsets or on stamps: every way gives the plain heads,
+    with and without records of role 0 (``uncovered``)."""
     n, m, density = shape
     rng = np.random.RandomState(global_random_seed)
     X = rng.rand(n, m) < density
@@ -153,19 +158,34 @@ def test_counting_modes_and_candidate_tests_match_the_plain_kernel(global_random
     Y = (rng.rand(n, 3) < 0.4).astype(np.uint8)
     data = BinaryData(X, Y)
     tails = [t for t in [(0,), (1,), (2,), (0, 1)] if data.tail_support(np.asarray(t, np.int32)).size]
-    dense = sparse = 0
-    for seed, top_k, prefix in [("uniform", 2, 2), ("paper", 32, 256), ("deterministic", 1, 1)]:
-        memo, plain = _pair(data, top_k, prefix, seed=seed, max_head_length=3)
+    dense = sparse = popcounts = 0
+    for seed, top_k, prefix, child_sorted, uncovered in [
+            ("uniform", 2, 2, 32, False), ("paper", 32, 256, 32, False), ("deterministic", 1, 1, 1, False),
+            ("uniform", 1000, 256, 32, True), ("paper", 1000, 256, 1, False), ("uniform", 12, 256, 3, False)]:
+        memo, plain = _pair(data, top_k, prefix, child_sorted, seed=seed, max_head_length=3, uncovered=uncovered)
         if not bits:
             memo._bits = (None, 0)
+        if not feature_bits:
+            memo._column_bits = (None, 0)
+        rules = []
         for call in range(2):
             assert memo.sample_many(tails, 8, random_state=call) == plain.sample_many(tails, 8, random_state=call)
+            if uncovered:   # the next call's positives covered by these rules get role 0
+                rules.append(((call % m,), tails[0]))
+                memo.update_rules(rules)
+                plain.update_rules(rules)
         dense += memo._memo.n_dense_counts
-        sparse += memo._memo.n_nodes - len(memo._roots) + memo._memo.n_upgrades - memo._memo.n_dense_counts
+        popcounts += memo._memo.n_bitset_counts
+        sparse += (memo._memo.n_nodes - len(memo._roots) + memo._memo.n_upgrades - memo._memo.n_dense_counts
+                   - memo._memo.n_bitset_counts)
+    if not feature_bits:
+        assert popcounts == 0
     if shape[1] == 400:
         assert sparse > 0
     if shape[1] == 8:
-        assert dense > 0
+        assert (popcounts if feature_bits else dense) > 0
+    if shape[1] == 30 and feature_bits:
+        assert popcounts > 0
 
 
 def test_record_bitsets_are_checked_against_the_data(monkeypatch):
@@ -192,7 +212,11 @@ def test_record_bitsets_are_checked_against_the_data(monkeypatch):
     monkeypatch.setattr(gh_module._gh_memo, "greedy_heads_memo", spy)
     expected = search.sample_many(tails, 3, random_state=0)
     monkeypatch.undo()
-    args = list(calls[0][:-2])
+    args = list(calls[0][:-4])
+    feature_bits, n_record_words = calls[0][-2:]
+    assert n_record_words == 1
+    np.testing.assert_array_equal(
+        feature_bits, _heads.feature_bitsets(data.feature_records.indptr, data.feature_records.ids, 1))
 
     def run(*extra):
         memo = args[0] = GreedyHeadMemo(data.n_features, data.n_records, 0.5)
@@ -201,11 +225,41 @@ def test_record_bitsets_are_checked_against_the_data(monkeypatch):
 
     same = run(bits, n_words)[1]
     assert all(np.array_equal(a, b) for a, b in zip(same, run()[1]))   # with and without bitsets
+    assert all(np.array_equal(a, b) for a, b in zip(same, run(None, 0, feature_bits, 1)[1]))
     for extra in [(bits[:-1], n_words), (bits, 1), (bits, 0)]:
         with pytest.raises(ValueError, match="record_bits is too small"):
             run(*extra)
         assert args[0].n_nodes == 0 and args[0].n_entries == 0 and (args[9] == -1).all()
+    # Root ids of another memo are refused, not read out of bounds.
+    memo, _ = run()
+    stale = list(args)
+    stale[0] = GreedyHeadMemo(data.n_features, data.n_records, 0.5)
+    stale[9] = np.full_like(args[9], memo.n_nodes + 5)
+    with pytest.raises(ValueError, match="not a root node"):
+        greedy_heads_memo(*stale)
+    child = next(n for n in range(memo.n_nodes) if n not in set(args[9].tolist()))
+    stale[0], stale[9] = memo, np.full_like(args[9], child)
+    with pytest.raises(ValueError, match="not a root node"):
+        greedy_heads_memo(*stale)
+    for extra in [(feature_bits[:-1], 1), (feature_bits, 0)]:
+        with pytest.raises(ValueError, match="feature_bits is too small"):
+            run(None, 0, *extra)
+        assert args[0].n_nodes == 0 and args[0].n_entries == 0 and (args[9] == -1).all()
     assert expected == search.sample_many(tails, 3, random_state=0)
+
+
+def test_small_feature_spaces_keep_every_entry():
+    """With at most MEMO_COMPLETE_FEATURES features a node keeps every entry: none is rebuilt."""
+    from corset.sampling._gh import MEMO_COMPLETE_FEATURES
+
+    rng = np.random.RandomState(1)
+    for m, complete in [(40, True), (MEMO_COMPLETE_FEATURES + 40, False)]:
+        data = BinaryData(rng.rand(80, m) < 0.5, rng.rand(80, 2) < 0.5)
+        search = GreedyHeadSearch(data, seed="uniform", max_head_length=3)
+        assert (search._memo.top_k == m) == complete
+        search.sample_many([(0,), (1,)], 20, random_state=0)
+        if complete:
+            assert search._memo.n_upgrades == 0
 
 
 def test_bitsets_and_stamps_build_the_same_trees(global_random_seed):

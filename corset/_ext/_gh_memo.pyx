@@ -18,7 +18,12 @@ Nodes are built on first use, by one scan of the features of the records of
 D[H] (role 1 counted as positives, role 0 apart, every record in the
 support size; the negatives, role 2, are the rest); when D[H] holds at least as many feature occurrences as there
 are features, the scan counts without tests (one loop per role) and the
-touched features are collected in one pass over F.  Entries are stored in
+touched features are collected in one pass over F.  When D[H] holds many
+times more feature occurrences than there are (feature, word of D[H]'s
+record bitset) pairs — dense data, such as features with their negated
+literals — the counts are popcounts of each feature's record bitset ANDed
+with D[H]'s (and with its positives', and its role-0 records'), the same
+numbers for less work.  Entries are stored in
 blocks that never move.  A root keeps every feature; a deeper node first keeps only
 its ``top_k`` best entries (memory): when none of them decides a search's
 step, the node is rebuilt complete before that search goes on, so the
@@ -86,6 +91,11 @@ cdef extern from *:
             std::push_heap(heap, heap + k, corset_gh_order());
         }
     }
+    /* The k best entries into first[0..k), in no order. */
+    static inline void corset_gh_partition(corset_gh_entry* first, Py_ssize_t k, Py_ssize_t n) {
+        if (k < n)
+            std::nth_element(first, first + k, first + n, corset_gh_order());
+    }
     static inline void corset_gh_sort(corset_gh_entry* first, Py_ssize_t n) {
         std::sort(first, first + n, corset_gh_order());
     }
@@ -98,6 +108,7 @@ cdef extern from *:
         int32_t n_support
     bint entry_before "corset_gh_before"(const Entry& a, const Entry& b) noexcept nogil
     void top_entries "corset_gh_top"(Entry* first, Py_ssize_t k, Py_ssize_t n) noexcept nogil
+    void partition_entries "corset_gh_partition"(Entry* first, Py_ssize_t k, Py_ssize_t n) noexcept nogil
     void offer_entry "corset_gh_offer"(Entry* heap, Py_ssize_t* n, Py_ssize_t k, const Entry& e) noexcept nogil
     void sort_entries "corset_gh_sort"(Entry* first, Py_ssize_t n) noexcept nogil
 
@@ -121,6 +132,10 @@ cdef class GreedyHeadMemo:
         The weight of negative support (every node's gains use it).
     top_k : int, default=32
         Entries kept per non-root node.
+    child_sorted : int, default=32
+        Of a non-root node's kept entries, the best ``child_sorted`` are
+        sorted; the others follow, all worse, in no order (clamped to
+        ``top_k``: a sort of every entry when top_k is 32).
     sorted_prefix : int, default=256
         A complete node (a root, or a node rebuilt complete) sorts only its
         best ``sorted_prefix`` entries; the others follow, all worse, in no
@@ -160,14 +175,17 @@ cdef class GreedyHeadMemo:
     cdef readonly Py_ssize_t n_records
     cdef readonly double gamma
     cdef readonly Py_ssize_t top_k
+    cdef readonly Py_ssize_t child_sorted
     cdef readonly Py_ssize_t sorted_prefix
     cdef readonly Py_ssize_t n_upgrades
     """Nodes rebuilt complete because their top_k entries did not decide a step."""
     cdef readonly Py_ssize_t n_dense_counts
     """Node builds that counted densely (at least as many occurrences as features)."""
+    cdef readonly Py_ssize_t n_bitset_counts
+    """Node builds that counted by popcounts of feature bitsets (``feature_bits``)."""
 
     def __cinit__(self, Py_ssize_t n_features, Py_ssize_t n_records, double gamma, Py_ssize_t top_k=32,
-                  Py_ssize_t sorted_prefix=256):
+                  Py_ssize_t sorted_prefix=256, Py_ssize_t child_sorted=32):
         self.n_features = n_features
         self.n_records = n_records
         self.gamma = gamma
@@ -175,8 +193,10 @@ cdef class GreedyHeadMemo:
         # (clamped, so that no size computed from it can overflow).
         self.top_k = min(max(top_k, 1), max(n_features, 1))
         self.sorted_prefix = min(max(sorted_prefix, 1), max(n_features, 1))
+        self.child_sorted = min(max(child_sorted, 1), self.top_k)
         self.n_upgrades = 0
         self.n_dense_counts = 0
+        self.n_bitset_counts = 0
         self.block_free = NULL
         self.block_left = 0
         self.stored = 0
@@ -195,7 +215,8 @@ cdef class GreedyHeadMemo:
 
     def __reduce__(self):
         # Pickles and copies are empty (a cache): whoever holds root ids must drop them too.
-        return (GreedyHeadMemo, (self.n_features, self.n_records, self.gamma, self.top_k, self.sorted_prefix))
+        return (GreedyHeadMemo, (self.n_features, self.n_records, self.gamma, self.top_k, self.sorted_prefix,
+                                 self.child_sorted))
 
     def clear(self):
         """Forget every node (the caller must forget its root ids too)."""
@@ -249,12 +270,14 @@ cdef class GreedyHeadMemo:
         return out
 
     cdef index_t _add_node(self, index_t parent, index_t feature, index_t depth, double phi,
-                           const Entry* items, Py_ssize_t n_items, Py_ssize_t n_keep) except -1:
-        # A root sorts its best sorted_prefix entries; a child is built sorted (top_k at most).
+                           const Entry* items, Py_ssize_t n_items, Py_ssize_t n_keep,
+                           Py_ssize_t n_sorted) except -1:
+        # The first n_sorted of the n_keep entries are the best, in order (a root: its best
+        # sorted_prefix; a child: its best child_sorted); the others are all worse.
         cdef index_t node = <index_t> self.node_start.size()
         self.node_start.push_back(self._store(items, n_keep))
         self.node_length.push_back(<index_t> n_keep)
-        self.node_sorted.push_back(<index_t> (n_keep if parent >= 0 else min(self.sorted_prefix, n_keep)))
+        self.node_sorted.push_back(<index_t> min(n_sorted, n_keep))
         self.node_complete.push_back(n_keep == n_items)
         self.node_phi.push_back(phi)
         self.node_parent.push_back(parent)
@@ -290,16 +313,74 @@ cdef struct Workspace:
     int64_t* present_stamp
     int64_t present_token
     Py_ssize_t n_dense   # node builds that counted densely
+    Py_ssize_t n_bitset  # node builds that counted by popcounts
+    uint64_t* node_bits  # 3 x n_record_words: D[H], its positives, its role-0 records
+
+
+# Counting a node by popcounts costs, per (feature, word of D[H]), two or
+# three AND-and-popcounts (about 15 operations each); the scan costs about
+# three operations per feature occurrence of D[H].  The bitsets are used when
+# the occurrences outnumber the (feature, word) pairs by this factor or more
+# (measured on emotions with negated literals: 8 to 12 were fastest).
+cdef Py_ssize_t BITSET_FACTOR = 5
+
+
+cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path, Py_ssize_t n_support,
+                            Py_ssize_t n_features, const uint64_t* feature_bits, const uint64_t* slot_bits,
+                            Py_ssize_t n_rw, Py_ssize_t lo, Py_ssize_t hi, Workspace* w) noexcept nogil:
+    """``_count`` by popcounts: D[H] (``w.support``, ``n_support`` records in words lo..hi) as a
+    bitset, ANDed with every feature's record bitset; the same counts, features touched in
+    increasing id order."""
+    cdef Py_ssize_t i, k, n_touched = 0, n_all, n_pos, n_other
+    cdef index_t r, f
+    cdef uint64_t* dh = w.node_bits
+    cdef uint64_t* dpos = w.node_bits + n_rw
+    cdef uint64_t* doth = w.node_bits + 2 * n_rw
+    cdef const uint64_t* col
+    cdef bint any_other = False, in_path
+    for k in range(lo, hi + 1):
+        dh[k] = 0
+    for i in range(n_support):
+        r = w.support[i]
+        dh[r >> 6] |= (<uint64_t> 1) << (r & 63)
+    for k in range(lo, hi + 1):
+        dpos[k] = dh[k] & slot_bits[k]
+        doth[k] = dh[k] & slot_bits[n_rw + k]
+        any_other = any_other or doth[k] != 0
+    for f in range(n_features):
+        col = feature_bits + f * n_rw
+        n_all = common_bits(col, dh, lo, hi)
+        if n_all == 0:
+            continue
+        in_path = False
+        for i in range(n_path):
+            if path[i] == f:
+                in_path = True
+                break
+        if in_path:
+            continue
+        n_pos = common_bits(col, dpos, lo, hi)
+        n_other = common_bits(col, doth, lo, hi) if any_other else 0
+        w.n_all[f] = <index_t> n_all
+        w.n_pos[f] = <index_t> n_pos
+        w.n_other[f] = <index_t> n_other
+        w.touched[n_touched] = f
+        n_touched += 1
+    w.n_bitset += 1
+    return n_touched
 
 
 cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
                        const ptr_t* r_indptr, const index_t* r_ids, const uint8_t* role,
                        const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
-                       Py_ssize_t n_features, Workspace* w) noexcept nogil:
+                       Py_ssize_t n_features, const uint64_t* feature_bits, const uint64_t* slot_bits,
+                       Py_ssize_t n_rw, Workspace* w) noexcept nogil:
     """Count, for every feature h ∉ path of the records of D[path], the records, the positives
     and the records of role 0 of D[path ∪ {h}] (negatives: the rest); returns how many features
-    were touched (``w.touched``, in no particular order)."""
-    cdef Py_ssize_t n_support, i, k, n_touched = 0, n_scan = 0
+    were touched (``w.touched``, in no particular order).  ``feature_bits`` (or NULL): every
+    feature's records as ``n_rw`` words; ``slot_bits``: the tail's positives, then its role-0
+    records, as bitsets."""
+    cdef Py_ssize_t n_support, i, k, n_touched = 0, n_scan = 0, lo, hi
     cdef ptr_t p, a, b
     cdef index_t r, f
     cdef uint8_t rr
@@ -308,6 +389,11 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
     for i in range(n_support):
         r = w.support[i]
         n_scan += r_indptr[r + 1] - r_indptr[r]
+    if feature_bits != NULL and n_support > 0:
+        lo = w.support[0] >> 6
+        hi = w.support[n_support - 1] >> 6
+        if n_scan >= BITSET_FACTOR * n_features * (hi - lo + 1):
+            return _count_bits(path, n_path, n_support, n_features, feature_bits, slot_bits, n_rw, lo, hi, w)
     if n_scan >= n_features:
         # Dense: count every occurrence (one loop per role, no test in the loops), then
         # drop the path's features and collect the touched ones in one pass over F.
@@ -387,15 +473,18 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
                                const ptr_t* r_indptr, const index_t* r_ids,
                                const uint8_t* role, double gamma, double phi,
                                const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
-                               Py_ssize_t n_features, Py_ssize_t top_k, Py_ssize_t n_sort, Workspace* w,
-                               Entry** out, Py_ssize_t* n_keep) noexcept nogil:
+                               Py_ssize_t n_features, Py_ssize_t top_k, Py_ssize_t n_sort,
+                               const uint64_t* feature_bits, const uint64_t* slot_bits, Py_ssize_t n_rw,
+                               Workspace* w, Entry** out, Py_ssize_t* n_keep, Py_ssize_t* n_sorted) noexcept nogil:
     """The entries of the node of head ``path`` (phi(path) = ``phi``): its ``top_k`` best (all
-    of them when there are no more), the best ``min(n_sort, kept)`` first and sorted, the rest
-    after them in no order; returns the number of entries of the node (-1 on allocation failure)."""
+    of them when there are no more), the best ``n_sorted = min(n_sort, kept)`` first and sorted,
+    the rest after them in no order; returns the number of entries of the node (-1 on
+    allocation failure)."""
     cdef Py_ssize_t n_touched, i, n_heap = 0
     cdef Entry* items
     cdef Entry e
-    n_touched = _count(f_indptr, f_ids, r_indptr, r_ids, role, path, n_path, n_records, n_features, w)
+    n_touched = _count(f_indptr, f_ids, r_indptr, r_ids, role, path, n_path, n_records, n_features,
+                       feature_bits, slot_bits, n_rw, w)
     if 4 * top_k < n_touched:
         # A node truncated to a small share of its entries: only its top_k best are
         # kept, in a heap while the entries are made (no array of every entry to
@@ -410,6 +499,7 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
         _reset(w, n_touched)
         sort_entries(items, top_k)
         n_keep[0] = top_k
+        n_sorted[0] = top_k
         out[0] = items
         return n_touched
     items = <Entry*> malloc((n_touched if n_touched > 0 else 1) * sizeof(Entry))
@@ -420,8 +510,14 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
         _entry_of(&items[i], w.touched[i], w, gamma, phi)
     _reset(w, n_touched)
     n_keep[0] = min(top_k, n_touched)
-    # The kept entries: the best min(n_sort, n_keep) sorted first, then the others (all worse).
-    top_entries(items, min(n_sort, n_keep[0]), n_touched)
+    n_sorted[0] = min(n_sort, n_keep[0])
+    # The kept entries: the best n_keep (a partition when fewer than all are kept and
+    # fewer than those are sorted), of which the best n_sorted sorted first.
+    if n_sorted[0] < n_keep[0]:
+        partition_entries(items, n_keep[0], n_touched)
+        top_entries(items, n_sorted[0], n_keep[0])
+    else:
+        top_entries(items, n_sorted[0], n_touched)
     out[0] = items
     return n_touched
 
@@ -438,6 +534,7 @@ cdef struct Search:
     bint all_present     # every candidate occurs in D[H] (seeded by D+, which is in D[H])
     const uint64_t* pos_bits   # F_{D+} as a bitset, or NULL (then the stamps say it)
     const uint64_t* neg_bits   # F_{D-} as a bitset, or NULL (no D-, or stamps)
+    const uint64_t* cand_bits  # F_{D+} minus F_{D-} as a bitset (with pos_bits), or NULL
     const index_t* cand        # the candidate source: F_{D+}, or the tail's list
     Py_ssize_t n_cand
     Py_ssize_t voff            # where its visited features and scores go
@@ -457,8 +554,8 @@ cdef inline bint _has_bit(const uint64_t* bits, index_t h) noexcept nogil:
 cdef inline bint _is_candidate(index_t h, const Search* s, const Workspace* w) noexcept nogil:
     # h ∈ F_{D+} (or the tail's list) and h ∉ F_{D-}: read from the records'
     # bitsets when there are some, else from the thread's stamps.
-    if s.pos_bits != NULL:
-        return _has_bit(s.pos_bits, h) and (s.neg_bits == NULL or not _has_bit(s.neg_bits, h))
+    if s.cand_bits != NULL:
+        return _has_bit(s.cand_bits, h)
     return w.pos_stamp[h] == s.pos_key + 1 and (s.neg_key < 0 or w.neg_stamp[h] != s.neg_key + 1)
 
 
@@ -585,7 +682,8 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                       index_t[::1] roots,
                       const index_t[::1] job_tail, const index_t[::1] job_pos, const index_t[::1] job_neg,
                       double epsilon, bint difference, Py_ssize_t min_length, Py_ssize_t max_length,
-                      int n_threads, const uint64_t[::1] record_bits=None, Py_ssize_t n_words=0):
+                      int n_threads, const uint64_t[::1] record_bits=None, Py_ssize_t n_words=0,
+                      const uint64_t[::1] feature_bits=None, Py_ssize_t n_record_words=0):
     """Algorithm 5 for a batch of jobs through the memo; the heads as CSR ``(indptr, ids)``.
 
     The same jobs and outputs as :func:`corset._ext._gh.greedy_heads` with
@@ -599,6 +697,12 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     :func:`corset._ext._heads.feature_bitsets`): with it, a search seeded
     by a pair of records reads its candidates from their bitsets instead of
     stamping their features into the thread's arrays.  The heads are the same.
+
+    ``feature_bits`` (optional) holds D[{h}] of every feature as
+    ``n_record_words`` uint64 words (bit ``r & 63`` of word ``r >> 6``; the
+    same layout, built from the feature index): with it, node builds whose
+    records hold many more feature occurrences than there are (feature, word)
+    pairs count by popcounts (``BITSET_FACTOR``).  The heads are the same.
     """
     cdef Py_ssize_t n_jobs = job_tail.shape[0], n_slots = roles.shape[0]
     cdef Py_ssize_t n_features = memo.n_features, n_records = memo.n_records
@@ -627,6 +731,30 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                              f"{n_records} records, {n_features} features)")
         if record_bits.shape[0] > 0:
             bits_p = &record_bits[0]
+    # A root id from another memo (or a cleared one) would be read out of bounds.
+    for t in range(n_slots):
+        if roots[t] != -1 and not (0 <= roots[t] < <index_t> memo.node_start.size()
+                                   and memo.node_depth[roots[t]] == 0):
+            raise ValueError(f"greedy_heads_memo: roots[{t}] = {roots[t]} is not a root node of this memo "
+                             f"(it has {memo.node_start.size()} nodes); pass -1 to build the root")
+    # Per-feature record bitsets, and per slot its positives and role-0 records as bitsets.
+    cdef const uint64_t* fbits_p = NULL
+    cdef Py_ssize_t n_rw = 0
+    if feature_bits is not None:
+        if (n_record_words < 1 or n_record_words * 64 < n_records
+                or feature_bits.shape[0] < n_features * n_record_words):
+            raise ValueError(f"greedy_heads_memo: feature_bits is too small for the data "
+                             f"({feature_bits.shape[0]} words, n_record_words={n_record_words}, "
+                             f"{n_features} features, {n_records} records)")
+        if feature_bits.shape[0] > 0 and n_features > 0 and n_records > 0:
+            fbits_p = &feature_bits[0]
+            n_rw = n_record_words
+    # Filled when a node of the slot is first built in this call (most slots need none).
+    slot_bits = np.zeros((max(n_slots, 1), 2, max(n_rw, 1)), dtype=np.uint64)
+    cdef uint64_t[:, :, ::1] sbits = slot_bits
+    slot_ready = np.zeros(max(n_slots, 1), dtype=np.uint8)
+    cdef uint8_t[::1] sready = slot_ready
+    cdef const uint8_t* role_p
 
     # Roots: phi(∅) = 0; every feature that occurs, all kept.  The positives and the
     # records of role 0 of D[{h}] are counted in one pass over those records (few);
@@ -663,7 +791,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                     n_items += 1
             top_entries(items, min(memo.sorted_prefix, n_items), n_items)
         try:
-            roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items)
+            roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items, memo.sorted_prefix)
         finally:
             free(items)
 
@@ -687,6 +815,8 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     counters = np.zeros((n_thr, 4, nf), dtype=np.int32)
     support_ws = np.empty((n_thr, max(n_records, 1)), dtype=np.int32)
     path_ws = np.empty((n_thr, 2, max_length + 1), dtype=np.int32)
+    node_bits_ws = np.zeros((n_thr, 3 * max(n_rw, 1)), dtype=np.uint64)
+    cdef uint64_t[:, ::1] nbits = node_bits_ws
     cdef int64_t[:, :, ::1] stamp_v = stamps
     cdef index_t[:, :, ::1] cnt = counters
     cdef index_t[:, ::1] sup = support_ws
@@ -707,7 +837,11 @@ def greedy_heads_memo(GreedyHeadMemo memo,
         ws[i].neg_key = -1
         ws[i].present_token = 0
         ws[i].n_dense = 0
+        ws[i].n_bitset = 0
+        ws[i].node_bits = &nbits[i, 0]
 
+    cand_bits_buf = np.zeros(max(n_jobs * n_words if bits_p != NULL else 1, 1), dtype=np.uint64)
+    cdef uint64_t[::1] cbits = cand_bits_buf
     cdef vector[Search] searches
     searches.resize(n_jobs)
     for j in range(n_jobs):
@@ -728,16 +862,22 @@ def greedy_heads_memo(GreedyHeadMemo memo,
             searches[j].cand = cand_ids_p + cand_indptr[job_tail[j]] if cand_ids_p != NULL else NULL
         searches[j].pos_bits = NULL
         searches[j].neg_bits = NULL
+        searches[j].cand_bits = NULL
         if bits_p != NULL and job_pos[j] >= 0:
             searches[j].pos_bits = bits_p + job_pos[j] * n_words
             if searches[j].neg_key >= 0:
                 searches[j].neg_bits = bits_p + job_neg[j] * n_words
+            # The candidates as one bitset: a single bit test per entry a search reads.
+            for k in range(n_words):
+                cbits[j * n_words + k] = searches[j].pos_bits[k] & (
+                    ~searches[j].neg_bits[k] if searches[j].neg_bits != NULL else ~(<uint64_t> 0))
+            searches[j].cand_bits = &cbits[j * n_words]
 
     # Requests of a round: distinct (node, feature) children to build, or nodes to complete.
     cdef vector[index_t] need_node, need_feature, need_slot
     cdef vector[double] need_phi
     cdef vector[Entry*] need_items
-    cdef vector[Py_ssize_t] need_count, need_keep
+    cdef vector[Py_ssize_t] need_count, need_keep, need_sorted
     cdef unordered_map[uint64_t, Py_ssize_t] need_index
     cdef uint64_t key
     cdef index_t neg
@@ -808,6 +948,22 @@ def greedy_heads_memo(GreedyHeadMemo memo,
             need_items.assign(n_need, NULL)
             need_count.assign(n_need, 0)
             need_keep.assign(n_need, 0)
+            need_sorted.assign(n_need, 0)
+
+            # The role bitsets of the slots to build (serial: before the threads share them).
+            if fbits_p != NULL:
+                with nogil:
+                    for i in range(n_need):
+                        t = need_slot[i]
+                        if sready[t]:
+                            continue
+                        sready[t] = 1
+                        role_p = &roles[t, 0]
+                        for k in range(n_records):
+                            if role_p[k] == 1:
+                                sbits[t, 0, k >> 6] |= (<uint64_t> 1) << (k & 63)
+                            elif role_p[k] == 0:
+                                sbits[t, 1, k >> 6] |= (<uint64_t> 1) << (k & 63)
 
             # 3. Build them (paths recovered through the parents), in parallel.
             with nogil:
@@ -829,8 +985,9 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                                                    &roles[need_slot[i], 0], gamma, need_phi[i],
                                                    &pth[tid, 0, 0], n_path, n_records, n_features,
                                                    memo.top_k if need_feature[i] >= 0 else n_features,
-                                                   memo.top_k if need_feature[i] >= 0 else memo.sorted_prefix,
-                                                   &ws[tid], &need_items[i], &need_keep[i])
+                                                   memo.child_sorted if need_feature[i] >= 0 else memo.sorted_prefix,
+                                                   fbits_p, &sbits[need_slot[i], 0, 0], n_rw,
+                                                   &ws[tid], &need_items[i], &need_keep[i], &need_sorted[i])
 
             # 4. Add them to the trees (serial), and let the waiting searches go on.
             for i in range(n_need):
@@ -840,14 +997,16 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                 node = need_node[i]
                 if need_feature[i] >= 0:
                     memo._add_node(node, need_feature[i], memo.node_depth[node] + 1, need_phi[i],
-                                   need_items[i], need_count[i], need_keep[i])
+                                   need_items[i], need_count[i], need_keep[i], need_sorted[i])
                 else:
                     memo._complete_node(node, need_items[i], need_count[i])
                 free(need_items[i])
                 need_items[i] = NULL
             for i in range(n_thr):
                 memo.n_dense_counts += ws[i].n_dense
+                memo.n_bitset_counts += ws[i].n_bitset
                 ws[i].n_dense = 0
+                ws[i].n_bitset = 0
             if failed:
                 raise MemoryError("greedy_heads_memo: could not allocate a node")
             for j in range(n_jobs):

@@ -60,6 +60,9 @@ _CANDIDATES = ("difference", "positive")
 _PAIR_METHODS = ("cftp", "rejection")
 MEMO_MAX_HEAD_LENGTH = 10
 """Longest maximum head length for which the searches go through the memo (see ``memo``)."""
+MEMO_COMPLETE_FEATURES = 160
+"""With at most this many features, the memo's nodes keep every entry (no node is rebuilt
+complete later); with more, a node first keeps its 32 best (memory)."""
 
 
 class GreedyHeadSearch:
@@ -149,15 +152,18 @@ class GreedyHeadSearch:
         self.memo_max_entries = int(memo_max_entries)
         use_memo = (memo and not self.normalise and self.max_head_length is not None
                     and self.max_head_length <= MEMO_MAX_HEAD_LENGTH)
-        self._memo = _gh_memo.GreedyHeadMemo(data.n_features, data.n_records, self.gamma) if use_memo else None
+        top_k = data.n_features if data.n_features <= MEMO_COMPLETE_FEATURES else 32
+        self._memo = _gh_memo.GreedyHeadMemo(data.n_features, data.n_records, self.gamma, top_k) if use_memo else None
         self._roots = {}
         self._bits = None
+        self._column_bits = None
 
     def __getstate__(self):
         # The memo pickles empty (a cache); its root ids go with it.
         state = self.__dict__.copy()
         state["_roots"] = {}
         state["_bits"] = None   # rebuilt on first use
+        state["_column_bits"] = None
         return state
 
     def update_rules(self, rules):
@@ -196,6 +202,25 @@ class GreedyHeadSearch:
                 bits = _heads.feature_bitsets(idx.indptr, idx.ids, n_words)
             self._bits = (bits, n_words if bits is not None else 0)
         return self._bits
+
+    def _feature_bits(self):
+        """D[{h}] of every feature as bitsets over the records, for the memo's dense node builds.
+
+        ``(bits, n_words)``, built once; ``(None, 0)`` when the table would
+        pass ``_heads._BITSET_BYTES``.  The kernel counts a node by popcounts
+        only where that is cheaper than scanning its records (dense data).
+        """
+        if self._column_bits is None:
+            from ._heads import _BITSET_BYTES
+
+            data = self.data
+            n_words = max(1, -(-data.n_records // 64))
+            bits = None
+            if data.n_features * n_words * 8 <= _BITSET_BYTES:
+                idx = data.feature_records
+                bits = _heads.feature_bitsets(idx.indptr, idx.ids, n_words)
+            self._column_bits = (bits, n_words if bits is not None else 0)
+        return self._column_bits
 
     def _forget_memo(self):
         if self._memo is not None:
@@ -452,7 +477,8 @@ class GreedyHeadSearch:
                 indptr, ids = _gh_memo.greedy_heads_memo(
                     self._memo, f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles,
                     n_positive, roots, *jobs, self.epsilon, self.candidates == "difference",
-                    self.min_head_length, max_length, int(n_threads), *self._record_bits())
+                    self.min_head_length, max_length, int(n_threads), *self._record_bits(),
+                    *self._feature_bits())
             except MemoryError:
                 self._forget_memo()  # a half-added node leaves the memo inconsistent
                 raise
