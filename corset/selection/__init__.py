@@ -15,11 +15,14 @@ corrections of PAPER-NOTES notes 1-7:
 * :class:`CandidatePool`: a candidate pool held as CSR arrays;
 * :func:`predict_labels` and :func:`fired_rules`;
 * :func:`default_tail`: the labels of a default rule (empty head) chosen
-  for training micro-F1 after the selection.
+  for training micro-F1 after the selection;
+* :class:`MicroF1Path`: the training micro-F1 of a growing rule set, which
+  ``f1_patience`` uses to stop the selection and keep its best prefix.
 
 A rule is a pair ``(head, tail)`` of sorted tuples of feature ids and label ids.
 """
 from ._default import default_tail
+from ._f1path import MicroF1Path
 from ._greedy import SelectionResult, SelectionStep, greedy_selection, select_rules
 from ._objective import (
     coverage_flags,
@@ -40,6 +43,7 @@ from ._rules import RuleStatistics, adjusted_accuracy, check_rules, rule_statist
 
 __all__ = [
     "CandidatePool",
+    "MicroF1Path",
     "RuleStatistics",
     "SelectionResult",
     "SelectionStep",

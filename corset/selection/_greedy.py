@@ -8,7 +8,9 @@ the candidate with the largest marginal gain
 
 until the share ``c`` of label occurrences newly covered by the chosen rule
 falls to τ or below, the rule budget is reached, the generator returns an
-empty pool, or no candidate has a positive gain.  Round 2 (optional) re-runs
+empty pool, or no candidate has a positive gain; optionally (``f1_patience``,
+beyond the paper) once the training micro-F1 of the rule set has stopped
+rising, keeping the prefix with the highest training micro-F1.  Round 2 (optional) re-runs
 the greedy over the union of all pools with round 1's number of rules; the
 set with the larger objective f is returned (round 1 on ties, as in
 Algorithm 1).  For the submodular quality, round 2 is a ½-approximation of
@@ -32,6 +34,7 @@ from .._ext import _selection
 from .._ext._ruleset import RuleRegistry
 from .._validation import check_positive_int
 from ..binarydata import BinaryData
+from ._f1path import MicroF1Path
 from ._objective import _areas, _check_lam, check_quality, objective_terms
 from ._pool import CandidatePool
 from ._rules import RuleStatistics, _gather_csr, _statistics_from_csr, check_rules
@@ -46,7 +49,7 @@ gain : float, the marginal gain; area : int, the uncovered area |cov(R) \\ cov(�
 share : float, c = area / ||L||.
 """
 
-STOP_REASONS = ("tol", "budget", "empty_pool", "no_gain")
+STOP_REASONS = ("tol", "budget", "empty_pool", "no_gain", "f1")
 
 
 @dataclass
@@ -74,8 +77,10 @@ class SelectionResult:
         f of each round that ran, ``{1: f1}`` or ``{1: f1, 2: f2}``.
     stop_reason : str
         Why round 1 stopped: ``"tol"`` (c <= tol), ``"budget"`` (n_rules
-        reached), ``"empty_pool"`` (the generator returned no candidate) or
-        ``"no_gain"`` (no eligible candidate with a positive gain).
+        reached), ``"empty_pool"`` (the generator returned no candidate),
+        ``"no_gain"`` (no eligible candidate with a positive gain) or
+        ``"f1"`` (``f1_patience`` rules in a row did not raise the training
+        micro-F1).
     n_candidates : int
         The number of distinct candidate rules seen.
     round_rules : dict
@@ -86,6 +91,11 @@ class SelectionResult:
     candidate_indices : ndarray of int64 or None
         For :func:`select_rules`: the position of each selected rule in the
         caller's pool (its first occurrence).  None for a generator.
+    f1_path : ndarray of float64 or None
+        With ``f1_patience``: the training micro-F1 of round 1's rule set
+        after each rule it selected, before the cut back to the best prefix
+        (so ``len(f1_path)`` can exceed ``len(round_rules[1])``); None
+        without.
     """
 
     rules: list
@@ -103,6 +113,7 @@ class SelectionResult:
     lam: float
     quality: str
     candidate_indices: np.ndarray = field(default=None)
+    f1_path: np.ndarray = field(default=None)
 
     def __len__(self):
         return len(self.rules)
@@ -203,6 +214,14 @@ class _State:
         self.areas.append(int(area))
         self.shares.append(self.share(int(area)))
         return rule
+
+    def truncated(self, size):
+        """A new state holding the first ``size`` chosen rules (same gains, areas and coverage)."""
+        state = _State(self.data)
+        stats = self.chosen()
+        for i in range(size):
+            state.add(stats, i, self.gains[i], self.areas[i])
+        return state
 
     def chosen_csr(self, start=0):
         """``(support_indptr, support_ids, tail_indptr, tail_ids)`` of the chosen rules from ``start`` on.
@@ -369,8 +388,14 @@ def _fresh_pool_step(data, state, stats, lam, submodular, allow_empty_coverage, 
 
 
 def _fixed_pool_greedy(data, stats, *, budget, lam, submodular, tol, keep_stopping_rule,
-                       allow_empty_coverage, callback, round_number, min_support=1):
-    """Greedy over one fixed pool; distance sums kept incrementally.  Returns (state, stop_reason)."""
+                       allow_empty_coverage, callback, round_number, min_support=1, f1_path=None,
+                       f1_patience=None):
+    """Greedy over one fixed pool; distance sums kept incrementally.  Returns (state, stop_reason).
+
+    With ``f1_path`` (a MicroF1Path), every chosen rule is added to it and the
+    run stops after ``f1_patience`` rules in a row without a new maximum; the
+    caller cuts the state back (:func:`_cut_to_best_f1`).
+    """
     state = _State(data)
     eligible = _base_eligibility(stats, allow_empty_coverage, min_support)
     sums = np.zeros(len(stats), dtype=np.float64)
@@ -394,6 +419,9 @@ def _fixed_pool_greedy(data, stats, *, budget, lam, submodular, tol, keep_stoppi
         if stop:
             reason = "tol"
             break
+        if _f1_exhausted(f1_path, f1_patience, rule):
+            reason = "f1"
+            break
         if lam > 0 and len(state) < budget:
             # Incremental diversity: add d(candidate, newly chosen rule) only.
             _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
@@ -401,7 +429,28 @@ def _fixed_pool_greedy(data, stats, *, budget, lam, submodular, tol, keep_stoppi
     return state, reason
 
 
-def _result(data, states, reasons, lam, quality, n_candidates, candidate_indices=None):
+def _f1_exhausted(f1_path, f1_patience, rule):
+    """Add ``rule`` to the micro-F1 path; True once ``f1_patience`` rules in a row set no new maximum."""
+    if f1_path is None:
+        return False
+    f1_path.add(*rule)
+    return f1_path.since_best >= f1_patience
+
+
+def _cut_to_best_f1(state, f1_path):
+    """``state`` cut back to the prefix with the highest training micro-F1 (itself when that is all of it)."""
+    if f1_path is None or f1_path.best_size == len(state):
+        return state
+    return state.truncated(f1_path.best_size)
+
+
+def _check_f1_patience(f1_patience):
+    if f1_patience is None:
+        return None
+    return check_positive_int(f1_patience, "f1_patience", minimum=1)
+
+
+def _result(data, states, reasons, lam, quality, n_candidates, candidate_indices=None, f1_path=None):
     """Evaluate f for each round's rule set and keep the better (round 1 on ties)."""
     objectives = {}
     terms = {}
@@ -434,6 +483,7 @@ def _result(data, states, reasons, lam, quality, n_candidates, candidate_indices
         lam=lam,
         quality=quality,
         candidate_indices=indices,
+        f1_path=None if f1_path is None else np.asarray(f1_path.scores, dtype=np.float64),
     )
 
 
@@ -456,7 +506,7 @@ def _check_labels(data):
 
 def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality="paper", tol=0.0,
                      keep_stopping_rule=True, second_round=False, allow_empty_coverage=False,
-                     callback=None, patience=1, share_criterion="chosen", min_support=1):
+                     callback=None, patience=1, share_criterion="chosen", min_support=1, f1_patience=None):
     """CORSET's greedy selection with a fresh candidate pool at every step (Algorithm 1).
 
     Parameters
@@ -516,6 +566,20 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
         precision 1 by construction and, late in the selection, a Jaccard
         distance near 1 to every chosen rule, so max-sum diversification
         favours such memorising rules; this keeps them out.
+    f1_patience : int or None, default=None
+        Beyond the paper.  None: Algorithm 1's stopping only.  An int p:
+        the training micro-F1 of round 1's rule set is followed as rules are
+        added (:class:`~corset.selection.MicroF1Path`; predictions are the
+        union of the tails of the rules whose head a record contains), round
+        1 stops once p rules in a row have not raised it to a new maximum
+        (``stop_reason="f1"``), and whatever ended round 1, its rule set is
+        cut back to the shortest prefix with the highest training micro-F1.
+        The objective rewards covered occurrences and never charges a rule
+        for the labels it predicts wrongly, so late rules can lower
+        micro-F1; because the greedy is sequential, the prefix of size m is
+        exactly the rule set a budget of m would have selected.  Round 2,
+        if run, gets the cut rule set's size as its budget.  Costs one byte
+        per (record, label) pair.
     callback : callable, optional
         Called with a :class:`SelectionStep` after each selection (e.g. to
         drive a progress bar).
@@ -531,7 +595,8 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     a gain > 0 (``"no_gain"``; every gain is ≥ 0, and on a fixed pool a step
     with only zero gains is followed only by such steps, except at the
     first step with λ > 0, where the first eligible candidate is taken so
-    that diversity can follow), or c ≤ τ.  Ties are broken by the lowest
+    that diversity can follow), c ≤ τ, or (with ``f1_patience``) the
+    training micro-F1 has stopped rising.  Ties are broken by the lowest
     index in the de-duplicated pool.
 
     Cost of one round-1 step with a pool of M candidates and ``|ℛ|`` chosen
@@ -553,6 +618,8 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     min_support = check_positive_int(min_support, "min_support", minimum=1)
     if share_criterion not in ("chosen", "pool"):
         raise ValueError(f"share_criterion must be 'chosen' or 'pool'; got {share_criterion!r}")
+    f1_patience = _check_f1_patience(f1_patience)
+    f1_path = MicroF1Path(data) if f1_patience is not None else None
     low_share_run = 0
     # Every distinct candidate seen, numbered in order of first appearance:
     # repeats within a pool, across pools and of chosen rules are found by
@@ -614,6 +681,10 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
         if stop:
             reason = "tol"
             break
+        if _f1_exhausted(f1_path, f1_patience, rule):
+            reason = "f1"
+            break
+    state = _cut_to_best_f1(state, f1_path)
     states = {1: state}
     reasons = {1: reason}
     if second_round and union_parts and len(state):
@@ -622,11 +693,11 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
             data, union, budget=len(state), lam=lam, submodular=submodular, tol=None, keep_stopping_rule=True,
             allow_empty_coverage=allow_empty_coverage, callback=callback, round_number=2,
             min_support=min_support)
-    return _result(data, states, reasons, lam, quality, len(registry))
+    return _result(data, states, reasons, lam, quality, len(registry), f1_path=f1_path)
 
 
 def select_rules(X, Y, candidates, *, n_rules=150, lam=1.0, quality="paper", tol=0.0, keep_stopping_rule=True,
-                 allow_empty_coverage=False, callback=None, min_support=1):
+                 allow_empty_coverage=False, callback=None, min_support=1, f1_patience=None):
     """Greedy selection of rules from a fixed candidate pool (Algorithm 1 on one pool).
 
     The standalone entry point: no sampler involved.  Every step considers
@@ -647,7 +718,7 @@ def select_rules(X, Y, candidates, *, n_rules=150, lam=1.0, quality="paper", tol
     candidates : sequence of (head, tail)
         The pool: heads are feature ids, tails label ids, both non-empty.
         Repeated rules are considered once (first occurrence).
-    n_rules, lam, quality, tol, keep_stopping_rule, allow_empty_coverage, callback, min_support
+    n_rules, lam, quality, tol, keep_stopping_rule, allow_empty_coverage, callback, min_support, f1_patience
         As in :func:`greedy_selection`.
 
     Returns
@@ -689,13 +760,17 @@ def select_rules(X, Y, candidates, *, n_rules=150, lam=1.0, quality="paper", tol
     _check_labels(data)
     n_rules, lam, quality, tol = _check_common(n_rules, lam, quality, tol, callback)
     min_support = check_positive_int(min_support, "min_support", minimum=1)
+    f1_patience = _check_f1_patience(f1_patience)
+    f1_path = MicroF1Path(data) if f1_patience is not None else None
     canonical, arrays, first_index = check_rules(candidates, data.n_features, data.n_labels, name="candidates",
                                                  deduplicate=True)
     stats = _statistics_from_csr(data, canonical, arrays)
     state, reason = _fixed_pool_greedy(
         data, stats, budget=n_rules, lam=lam, submodular=quality == "submodular", tol=tol,
         keep_stopping_rule=keep_stopping_rule, allow_empty_coverage=allow_empty_coverage, callback=callback,
-        round_number=1, min_support=min_support)
+        round_number=1, min_support=min_support, f1_path=f1_path, f1_patience=f1_patience)
+    state = _cut_to_best_f1(state, f1_path)
     positions = {rule: i for i, rule in enumerate(canonical)}
     chosen = first_index[[positions[r] for r in state.rules]] if len(state) else np.zeros(0, dtype=np.int64)
-    return _result(data, {1: state}, {1: reason}, lam, quality, len(canonical), candidate_indices={1: chosen})
+    return _result(data, {1: state}, {1: reason}, lam, quality, len(canonical), candidate_indices={1: chosen},
+                   f1_path=f1_path)
