@@ -12,7 +12,7 @@ from corset._ext._ruleset import RuleRegistry, pool_from_jobs
 from corset.datasets import make_rule_data
 from corset.sampling import CandidateGenerator, SamplingError
 from corset.sampling._gh import GreedyHeadSearch
-from corset.selection import CandidatePool, greedy_selection
+from corset.selection import CandidatePool, check_rules, greedy_selection
 
 
 def _csr(parts):
@@ -268,3 +268,54 @@ def test_gather_rows_matches_numpy(seed):
     for bad in (-1, len(rows_in)):
         with pytest.raises(IndexError, match="outside a CSR"):
             gather_rows(indptr, ids, np.array([0, bad], dtype=np.int64))
+
+
+@pytest.mark.parametrize("n_records, density", [(50, 0.8), (300, 0.5), (700, 0.05), (130, 0.3)])
+def test_rule_supports_from_bitsets_equal_merged_lists(global_random_seed, n_records, density):
+    """D[R], |D[H]| and |D[T]| from ANDed record bitsets (rules with long lists) equal the merged
+    id lists' and a brute force, for rules of every length, in one pool with rules of both kinds."""
+    from corset._ext import _selection
+
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(n_records, 12) < density
+    X[:, 0] = rng.rand(n_records) < 0.02        # short lists: merged even with bitsets
+    Y = rng.rand(n_records, 5) < 0.6
+    data = BinaryData(X, Y)
+    rules = {(tuple(sorted(rng.choice(12, size=rng.randint(1, 5), replace=False).tolist())),
+              tuple(sorted(rng.choice(5, size=rng.randint(1, 3), replace=False).tolist()))) for _ in range(60)}
+    rules = sorted(rules)
+    _, arrays, _ = check_rules(rules, 12, 5)
+    f, lab = data.feature_records, data.label_records
+    plain = _selection.rule_supports(f.indptr, f.ids, lab.indptr, lab.ids, data.n_records, *arrays)
+    feature_bits, label_bits, n_words = data.column_bitsets()
+    assert n_words == -(-n_records // 64)
+    bits = _selection.rule_supports(f.indptr, f.ids, lab.indptr, lab.ids, data.n_records, *arrays,
+                                    feature_bits, label_bits, n_words)
+    for a, b in zip(plain, bits):
+        np.testing.assert_array_equal(a, b)
+    indptr, ids, head_counts, tail_counts = bits
+    for r, (head, tail) in enumerate(rules):
+        fires = X[:, list(head)].all(axis=1)
+        carries = Y[:, list(tail)].all(axis=1)
+        assert head_counts[r] == fires.sum() and tail_counts[r] == carries.sum()
+        np.testing.assert_array_equal(ids[indptr[r]:indptr[r + 1]], np.flatnonzero(fires & carries))
+    with pytest.raises(ValueError, match="both"):
+        _selection.rule_supports(f.indptr, f.ids, lab.indptr, lab.ids, data.n_records, *arrays, feature_bits)
+    with pytest.raises(ValueError, match="too small"):
+        _selection.rule_supports(f.indptr, f.ids, lab.indptr, lab.ids, data.n_records, *arrays,
+                                 feature_bits[:-1], label_bits, n_words)
+
+
+def test_column_bitsets_are_built_once_and_capped(monkeypatch):
+    import corset.binarydata as binarydata
+
+    rng = np.random.RandomState(0)
+    data = BinaryData(rng.rand(100, 7) < 0.5, rng.rand(100, 3) < 0.5)
+    first = data.column_bitsets()
+    assert data.column_bitsets() is first and not first[0].flags.writeable
+    bits = first[0].reshape(7, 2)
+    for j in range(7):
+        ids = np.flatnonzero(np.unpackbits(bits[j].view(np.uint8), bitorder="little"))
+        np.testing.assert_array_equal(ids, data.feature_records[j])
+    monkeypatch.setattr(binarydata, "BITSET_BYTES", 8)
+    assert BinaryData(data.X, data.Y).column_bitsets() == (None, None, 0)

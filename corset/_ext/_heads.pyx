@@ -50,6 +50,8 @@ intersection) is the same distribution and is used.
 """
 import numpy as np
 
+from corset._ext._intersect import bitsets as _intersect_bitsets
+
 cimport numpy as cnp
 from libc.math cimport INFINITY, exp, log, log1p
 from libc.stdlib cimport calloc, free, malloc
@@ -618,20 +620,8 @@ BUILD_ALL_INSIDE = BUILD_ALL_INSIDE_
 BUILD_NOT_MONOTONE = BUILD_NOT_MONOTONE_
 
 
-def feature_bitsets(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t n_words):
-    """F_D of every record as a bitset of ``n_words`` uint64 words (records one after another).
-
-    Bit f & 63 of word f >> 6 is set iff f ∈ F_D; ``n_words`` >= ceil(|F| / 64).
-    """
-    cdef Py_ssize_t n_records = indptr.shape[0] - 1, r
-    cdef ptr_t j
-    out = np.zeros(max(n_records * n_words, 1), dtype=np.uint64)
-    cdef uint64_t[::1] bits = out
-    with nogil:
-        for r in range(n_records):
-            for j in range(indptr[r], indptr[r + 1]):
-                bits[r * n_words + (ids[j] >> 6)] |= (<uint64_t>1) << (ids[j] & 63)
-    return out
+# F_D of every record as a bitset (the generic kernel of corset._ext._intersect).
+feature_bitsets = _intersect_bitsets
 
 
 cdef bint _some_feature_outside(const index_t* positives, Py_ssize_t n_pos,

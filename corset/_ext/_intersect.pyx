@@ -13,7 +13,7 @@ Each ``def`` function is a thin entry point that takes ``const`` memoryviews
 """
 import numpy as np
 
-from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
+from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, uint64_t
 
 
 cdef Py_ssize_t intersect_count_ptr(const index_t* a, Py_ssize_t na,
@@ -234,3 +234,22 @@ def split_count(const index_t[::1] records, const uint8_t[::1] positive):
     with nogil:
         n_pos = count_marked_ptr(&records[0], n, &positive[0])
     return n_pos, n - n_pos
+
+
+def bitsets(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t n_words):
+    """Every row of a CSR of sorted ids as a bitset of ``n_words`` uint64 words, rows one after another.
+
+    Bit ``i & 63`` of word ``i >> 6`` of row r is set iff id i is in row r;
+    ``n_words`` must be at least ceil((largest id + 1) / 64).  For the
+    record -> features index this is F_D per record; for the feature ->
+    records index, D[{f}] per feature.
+    """
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, r
+    cdef ptr_t j
+    out = np.zeros(max(n_rows * n_words, 1), dtype=np.uint64)
+    cdef uint64_t[::1] bits = out
+    with nogil:
+        for r in range(n_rows):
+            for j in range(indptr[r], indptr[r + 1]):
+                bits[r * n_words + (ids[j] >> 6)] |= (<uint64_t>1) << (ids[j] & 63)
+    return out

@@ -28,8 +28,55 @@ No validation happens here (corset.selection validates before calling).
 """
 import numpy as np
 
-from corset._ext._intersect cimport intersect_count_ptr, intersect_into_ptr, support_into_ptr, support_count_ptr
-from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, int64_t, float64_t
+from corset._ext._intersect cimport (intersect_count_ptr, intersect_into_ptr, popcount64, support_into_ptr,
+                                     support_count_ptr)
+from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, uint64_t, int64_t, float64_t
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
+
+# A rule's supports come from ANDed record bitsets instead of merged id lists
+# when its shortest list has at least this many ids per word of a bitset.
+cdef Py_ssize_t BITS_PER_WORD_FACTOR = 2
+
+
+cdef Py_ssize_t _rule_support_bits(const uint64_t* feature_bits, const uint64_t* label_bits,
+                                   Py_ssize_t n_words, const index_t* head, Py_ssize_t n_head,
+                                   const index_t* tail, Py_ssize_t n_tail,
+                                   uint64_t* acc, int64_t* head_count, int64_t* tail_count,
+                                   index_t* out, Py_ssize_t room) noexcept nogil:
+    """D[R] into ``out`` (ascending), |D[H]| and |D[T]|, from the items' record bitsets; returns |D[R]|.
+
+    At most ``room`` ids are written (the shortest list: D[R] is no longer when the
+    bitsets match the lists; bitsets that do not are cut, not written past the slot)."""
+    cdef Py_ssize_t i, k, m = 0
+    cdef uint64_t x
+    cdef const uint64_t* col
+    cdef int64_t nh = 0, nt = 0
+    cdef uint64_t* tacc = acc + n_words
+    for k in range(n_words):
+        acc[k] = ~(<uint64_t> 0)
+        tacc[k] = ~(<uint64_t> 0)
+    for i in range(n_head):
+        col = feature_bits + head[i] * n_words
+        for k in range(n_words):
+            acc[k] &= col[k]
+    for i in range(n_tail):
+        col = label_bits + tail[i] * n_words
+        for k in range(n_words):
+            tacc[k] &= col[k]
+    for k in range(n_words):
+        nh += popcount64(acc[k])
+        nt += popcount64(tacc[k])
+        x = acc[k] & tacc[k]
+        while x and m < room:
+            out[m] = <index_t> ((k << 6) + __builtin_ctzll(x))
+            m += 1
+            x &= x - 1
+    head_count[0] = nh
+    tail_count[0] = nt
+    return m
 
 
 # ---------------------------------------------------------------------------
@@ -125,8 +172,15 @@ cdef ptr_t _rule_supports_core(const ptr_t* feature_indptr, const index_t* featu
                                Py_ssize_t n_rules,
                                ptr_t* out_indptr, index_t* out_ids,
                                int64_t* head_counts, int64_t* tail_counts,
-                               index_t* work, index_t* order) noexcept nogil:
+                               index_t* work, index_t* order,
+                               const uint64_t* feature_bits, const uint64_t* label_bits,
+                               Py_ssize_t n_words, uint64_t* acc) noexcept nogil:
     """D[R] = D[H] ∩ D[T], |D[H]| and |D[T]| for every rule.
+
+    With record bitsets of every feature and label (``feature_bits``,
+    ``label_bits``, ``n_words`` words each; else NULL), a rule whose shortest
+    list has at least ``BITS_PER_WORD_FACTOR`` ids per word is computed by
+    ANDing words (:func:`_rule_support_bits`), the same sets.
 
     D[R] starts from the shortest posting list among the head's features and
     the tail's labels (tail lists are usually far shorter than feature
@@ -150,6 +204,20 @@ cdef ptr_t _rule_supports_core(const ptr_t* feature_indptr, const index_t* featu
         n_tail = tail_indptr[r + 1] - tail_indptr[r]
         head = head_ids + head_indptr[r]
         tail = tail_ids + tail_indptr[r]
+        if feature_bits != NULL and n_head > 0 and n_tail > 0:
+            shortest = n_records
+            for i in range(n_head):
+                key = head[i]
+                shortest = min(shortest, feature_indptr[key + 1] - feature_indptr[key])
+            for i in range(n_tail):
+                key = tail[i]
+                shortest = min(shortest, label_indptr[key + 1] - label_indptr[key])
+            if shortest >= BITS_PER_WORD_FACTOR * n_words:
+                m = _rule_support_bits(feature_bits, label_bits, n_words, head, n_head, tail, n_tail, acc,
+                                       &head_counts[r], &tail_counts[r], out_ids + pos, shortest)
+                pos += m
+                out_indptr[r + 1] = pos
+                continue
         head_counts[r] = support_count_ptr(feature_indptr, feature_ids, head, n_head, n_records, work, order)
         tail_counts[r] = support_count_ptr(label_indptr, label_ids, tail, n_tail, n_records, work, order)
         # The shortest posting list of all; none shorter than |D| means the
@@ -382,12 +450,17 @@ def rule_supports(const ptr_t[::1] feature_indptr, const index_t[::1] feature_id
                   const ptr_t[::1] label_indptr, const index_t[::1] label_ids,
                   Py_ssize_t n_records,
                   const ptr_t[::1] head_indptr, const index_t[::1] head_ids,
-                  const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids):
+                  const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids,
+                  const uint64_t[::1] feature_bits=None, const uint64_t[::1] label_bits=None,
+                  Py_ssize_t n_words=0):
     """Support statistics of a pool of rules, in one pass.
 
     Returns ``(support_indptr, support_ids, head_counts, tail_counts)``:
     D[R] = D[H] ∩ D[T] of every rule as a CSR of sorted record ids, |D[H]|
-    and |D[T]| (int64).
+    and |D[T]| (int64).  ``feature_bits`` and ``label_bits`` (optional, both
+    or neither; as :meth:`corset.BinaryData.column_bitsets` gives them):
+    record bitsets of ``n_words`` words per feature and per label, used for
+    the rules whose lists are long (the same results).
     """
     cdef Py_ssize_t n_rules = head_indptr.shape[0] - 1, r, max_keys = 1
     cdef ptr_t total = 0, pos, bound
@@ -405,6 +478,22 @@ def rule_supports(const ptr_t[::1] feature_indptr, const index_t[::1] feature_id
     tail_counts = np.zeros(n_rules, dtype=np.int64)
     work = np.empty(max(n_records, 1), dtype=np.int32)
     order = np.empty(max_keys, dtype=np.int32)
+    cdef const uint64_t* fbits = NULL
+    cdef const uint64_t* lbits = NULL
+    if (feature_bits is None) != (label_bits is None):
+        raise ValueError("rule_supports: pass both feature_bits and label_bits, or neither")
+    if feature_bits is not None:
+        n_items_f = feature_indptr.shape[0] - 1
+        n_items_l = label_indptr.shape[0] - 1
+        if (n_words < 1 or n_words * 64 < n_records or feature_bits.shape[0] < n_items_f * n_words
+                or label_bits.shape[0] < n_items_l * n_words):
+            raise ValueError(f"rule_supports: bitsets too small for {n_items_f} features, {n_items_l} labels "
+                             f"and {n_records} records with n_words={n_words}")
+        if n_items_f > 0 and n_items_l > 0 and n_records > 0:
+            fbits = &feature_bits[0]
+            lbits = &label_bits[0]
+    acc = np.empty(2 * max(n_words, 1), dtype=np.uint64)
+    cdef uint64_t[::1] acc_view = acc
     cdef ptr_t[::1] out_indptr_view = out_indptr
     cdef index_t[::1] out_view = out_ids, work_view = work, order_view = order
     cdef int64_t[::1] head_counts_view = head_counts, tail_counts_view = tail_counts
@@ -415,7 +504,7 @@ def rule_supports(const ptr_t[::1] feature_indptr, const index_t[::1] feature_id
                                   n_records, &head_indptr[0], heads, &tail_indptr[0], tails, n_rules,
                                   &out_indptr_view[0], &out_view[0],
                                   &head_counts_view[0], &tail_counts_view[0],
-                                  &work_view[0], &order_view[0])
+                                  &work_view[0], &order_view[0], fbits, lbits, n_words, &acc_view[0])
     return out_indptr, out_ids[:pos].copy(), head_counts, tail_counts
 
 

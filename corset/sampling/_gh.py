@@ -204,21 +204,14 @@ class GreedyHeadSearch:
         return self._bits
 
     def _feature_bits(self):
-        """D[{h}] of every feature as bitsets over the records, for the memo's dense node builds.
+        """D[{h}] of every feature as bitsets over the records (``BinaryData.column_bitsets``), for
+        the memo's dense node builds: ``(bits, n_words)``, or ``(None, 0)`` past its memory cap.
 
-        ``(bits, n_words)``, built once; ``(None, 0)`` when the table would
-        pass ``_heads._BITSET_BYTES``.  The kernel counts a node by popcounts
-        only where that is cheaper than scanning its records (dense data).
+        The kernel counts a node by popcounts only where that is cheaper than
+        scanning its records (dense data).
         """
         if self._column_bits is None:
-            from ._heads import _BITSET_BYTES
-
-            data = self.data
-            n_words = max(1, -(-data.n_records // 64))
-            bits = None
-            if data.n_features * n_words * 8 <= _BITSET_BYTES:
-                idx = data.feature_records
-                bits = _heads.feature_bitsets(idx.indptr, idx.ids, n_words)
+            bits, _, n_words = self.data.column_bitsets()
             self._column_bits = (bits, n_words if bits is not None else 0)
         return self._column_bits
 

@@ -352,7 +352,7 @@ def _statistics_from_csr(data, canonical, arrays):
     l_idx = data.label_records
     support_indptr, support_ids, head_counts, tail_counts = _selection.rule_supports(
         f_idx.indptr, f_idx.ids, l_idx.indptr, l_idx.ids, data.n_records,
-        head_indptr, head_ids, tail_indptr, tail_ids)
+        head_indptr, head_ids, tail_indptr, tail_ids, *data.column_bitsets())
     return RuleStatistics(canonical, arrays, support_indptr, support_ids, head_counts, tail_counts,
                           data.n_records)
 
