@@ -80,11 +80,11 @@ def test_budget_and_head_lengths_never_exceeded(seed, n_rules, min_len, extra, h
                            head_sampler=head_sampler, tail_space="full", n_tails=5, n_heads_per_tail=3,
                            random_state=seed).fit(d.X, d.Y)
     assert len(clf.rules_) <= n_rules
-    # Only the default rule (last, at most one) has an empty head.
-    assert all(r.head for r in clf.rules_[:-1])
+    # Only the default rule (last, at most one) has an empty head; lengths count negated literals.
+    assert all(r.n_literals for r in clf.rules_[:-1])
     for r in clf.rules_:
-        assert r.head == () or len(r.head) >= min_len
-        assert max_len is None or len(r.head) <= max_len
+        assert r.n_literals == 0 or r.n_literals >= min_len
+        assert max_len is None or r.n_literals <= max_len
 
 
 def test_proba_decision_and_predict_agree(synthetic):
@@ -296,7 +296,8 @@ def test_auto_tolerance_is_three_new_occurrences(synthetic):
     data = BinaryData(X, Y)
     assert CorsetClassifier._resolve_tol("auto", data) == pytest.approx(AUTO_TOL_OCCURRENCES / Y.nnz)
     assert CorsetClassifier._resolve_tol(0.02, data) == 0.02
-    clf = CorsetClassifier(random_state=0, **dict(FAST, tol="auto", n_rules=150)).fit(X, Y)
+    # Without the cut back to the best training micro-F1, the last rule is the one that stopped it.
+    clf = CorsetClassifier(random_state=0, **dict(FAST, tol="auto", n_rules=150, f1_patience=None)).fit(X, Y)
     if clf.selection_.stop_reason == "tol":
         # Stopped because no candidate of the last pool covered more than 3 new occurrences.
         assert clf.selection_.areas[-1] <= AUTO_TOL_OCCURRENCES
@@ -320,7 +321,7 @@ def test_default_rule_predicts_frequent_labels_everywhere():
     clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
     default = clf.rules_[-1]
     assert default.head == () and 0 in default.tail and 3 not in default.tail
-    assert [r.head == () for r in clf.rules_].count(True) == 1
+    assert [r.n_literals == 0 for r in clf.rules_].count(True) == 1
     assert default.position == len(clf.rules_) - 1
     assert default.support == 200 and default.label_precision[default.tail.index(0)] == pytest.approx(Y[:, 0].mean())
     assert str(default).startswith("IF TRUE THEN y0")
@@ -336,7 +337,7 @@ def test_default_rule_predicts_frequent_labels_everywhere():
     # Without it, the frequent label is left to rules (whose adjusted accuracy
     # favours rarer labels), and the training micro-F1 is lower.
     plain = CorsetClassifier(random_state=0, default_rule=False, **FAST).fit(X, Y)
-    assert all(r.head for r in plain.rules_)
+    assert all(r.n_literals for r in plain.rules_)
     assert f1_score(Y, P, average="micro") > f1_score(Y, plain.predict(X), average="micro")
 
 
@@ -362,11 +363,14 @@ def test_label_precision_of_every_rule_by_brute_force():
     rng = np.random.RandomState(3)
     X = (rng.rand(120, 12) < 0.3).astype(np.uint8)
     Y = ((X[:, :4] | (rng.rand(120, 4) < 0.15)) & (rng.rand(120, 4) < 0.9)).astype(np.uint8)
-    clf = CorsetClassifier(n_rules=20, random_state=0).fit(X, Y)
-    for rule in clf.rules_:
-        matched = np.all(X[:, list(rule.head)] == 1, axis=1) if rule.head else np.ones(len(X), bool)
-        expected = tuple(float(Y[matched, k].sum() / max(matched.sum(), 1)) for k in rule.tail)
-        assert rule.label_precision == expected
+    for negations in (False, True):
+        clf = CorsetClassifier(n_rules=20, random_state=0, negations=negations).fit(X, Y)
+        assert negations == any(r.negated for r in clf.rules_)
+        for rule in clf.rules_:
+            matched = np.all(X[:, list(rule.head)] == 1, axis=1) & np.all(X[:, list(rule.negated)] == 0, axis=1)
+            expected = tuple(float(Y[matched, k].sum() / max(matched.sum(), 1)) for k in rule.tail)
+            assert rule.label_precision == expected
+            assert rule.support == matched.sum()
     # A label carried by no record of D[H]: count 0 (absent from the sparse product's row).
     data = BinaryData(np.array([[1, 0], [1, 1], [0, 1]]), np.array([[1, 0], [1, 0], [0, 1]]))
     counts = CorsetClassifier._head_label_counts(data, [((0,), (0, 1)), ((1,), (1,))])

@@ -5,13 +5,26 @@ plain data, and these functions decide how a person or a file sees it.
 """
 import json
 
-FORMAT_VERSION = 1
-"""Version of the exported dict/JSON layout and of the pickled classifier state."""
+FORMAT_VERSION = 2
+"""Version of the exported dict/JSON layout and of the pickled classifier state.
+
+Version 2 added the negated literals of a rule (``negated``, ``negated_names``);
+dicts of version 1 (rules without them) are still read.
+"""
+
+READABLE_VERSIONS = (1, 2)
+
+
+def head_text(rule):
+    """The head as text: ``a AND b AND NOT c``, or ``TRUE`` for a rule with no literal."""
+    positive = rule.head_names or [f"x{f}" for f in rule.head]
+    negated = rule.negated_names or [f"x{f}" for f in rule.negated]
+    return " AND ".join(list(positive) + [f"NOT {name}" for name in negated]) or "TRUE"
 
 
 def format_rule(rule):
     """``IF word_graph AND word_social THEN SNA, socialnets  (support 41, precision 0.93)``."""
-    head = " AND ".join(rule.head_names or [f"x{f}" for f in rule.head]) or "TRUE"
+    head = head_text(rule)
     tail = ", ".join(rule.tail_names or [f"y{k}" for k in rule.tail])
     return f"IF {head} THEN {tail}  (support {rule.support}, precision {rule.precision:.2f})"
 
@@ -38,10 +51,10 @@ def check_rules_dict(d):
     """Validate the header of an exported rule set; raise ``ValueError`` if it is not one."""
     if not isinstance(d, dict) or d.get("format") != "corset.rules":
         raise ValueError("not an exported corset rule set (missing 'format': 'corset.rules')")
-    if d.get("format_version") != FORMAT_VERSION:
+    if d.get("format_version") not in READABLE_VERSIONS:
         raise ValueError(
             f"rule set format version {d.get('format_version')!r} is not supported; "
-            f"this version of corset reads version {FORMAT_VERSION}"
+            f"this version of corset reads versions {', '.join(map(str, READABLE_VERSIONS))}"
         )
     return d
 
@@ -59,9 +72,9 @@ def rules_to_frame(rules):
     rows = []
     for r in rules:
         d = r.to_dict()
-        d["head_names"] = " AND ".join(d["head_names"])
+        d["head_names"] = head_text(r) if r.n_literals else ""
         d["tail_names"] = ", ".join(d["tail_names"])
         rows.append(d)
     columns = ["position", "head_names", "tail_names", "support", "n_matched", "precision",
-               "base_rate", "adjusted_accuracy", "uncovered_area", "gain", "head", "tail"]
+               "base_rate", "adjusted_accuracy", "uncovered_area", "gain", "head", "negated", "tail"]
     return pd.DataFrame(rows, columns=columns)

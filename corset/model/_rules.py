@@ -40,6 +40,17 @@ class Rule:
     label_precision : tuple of float
         For each label k of the tail, ``|D[H] ∩ D[{k}]| / |D[H]|``: how often the
         label is right when the rule fires (>= ``precision``).
+    negated : tuple of int
+        Sorted feature ids that must be absent (negated literals, "NOT f";
+        see ``CorsetClassifier(negations=...)``): the rule fires on a record
+        that contains every feature of ``head`` and none of ``negated``.
+        Empty for CORSET's rules of positive literals.
+    negated_names : tuple of str
+        The negated features' names (without the "NOT").
+
+    The head H of the paper is the set of literals ``head`` and ``NOT f`` for f
+    in ``negated``; ``support`` and the other statistics are measured on it.
+    A rule with no literal at all (the default rule) fires on every record.
     """
 
     head: tuple
@@ -55,6 +66,13 @@ class Rule:
     gain: float = 0.0
     position: int = 0
     label_precision: tuple = field(default=())
+    negated: tuple = field(default=())
+    negated_names: tuple = field(default=())
+
+    @property
+    def n_literals(self):
+        """The head's length |H|: positive and negated literals."""
+        return len(self.head) + len(self.negated)
 
     def __str__(self):
         from ._export import format_rule
@@ -64,7 +82,7 @@ class Rule:
     def to_dict(self):
         """A JSON-serialisable dict of the rule (lists instead of tuples)."""
         d = asdict(self)
-        for key in ("head", "tail", "head_names", "tail_names"):
+        for key in ("head", "tail", "head_names", "tail_names", "negated", "negated_names", "label_precision"):
             d[key] = list(d[key])
         return d
 
@@ -74,7 +92,8 @@ class Rule:
         d = dict(d)
         for key in ("head", "tail"):
             d[key] = tuple(int(v) for v in d[key])
-        for key in ("head_names", "tail_names"):
+        d["negated"] = tuple(int(v) for v in d.get("negated", ()))
+        for key in ("head_names", "tail_names", "negated_names"):
             d[key] = tuple(str(v) for v in d.get(key, ()))
         d["label_precision"] = tuple(float(v) for v in d.get("label_precision", ()))
         return cls(**d)

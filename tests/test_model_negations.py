@@ -1,0 +1,144 @@
+"""CorsetClassifier with negated literals ("NOT f") and the cut to the best training micro-F1.
+
+Every prediction, explanation and statistic is checked against a brute-force
+reading of the rules: a rule fires on a record that has every feature of
+``head`` and none of ``negated``.
+"""
+import json
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics import f1_score
+
+from corset.model import CorsetClassifier, Rule
+from corset.model._classifier import AUTO_F1_PATIENCE, AUTO_NEGATION_LABEL_DENSITY
+
+FAST = dict(tail_space="full", n_rules=20, n_tails=10, n_heads_per_tail=5)
+
+
+def _dense_labels(seed, n=160, m=10, k=3):
+    """Frequent labels (density about 0.4) that a negated feature explains: "NOT x0 -> y0"."""
+    rng = np.random.RandomState(seed)
+    X = (rng.rand(n, m) < 0.25).astype(np.uint8)
+    X[:, m - 1] = 1                                   # constant 1: never negated
+    X[:, m - 2] = 0                                   # constant 0: never negated
+    Y = np.zeros((n, k), dtype=np.uint8)
+    Y[:, 0] = (X[:, 0] == 0) & (rng.rand(n) < 0.8)
+    Y[:, 1] = (X[:, 1] == 1) | (rng.rand(n) < 0.3)
+    Y[:, 2] = rng.rand(n) < 0.4
+    return X, Y
+
+
+def _fires(X, rule):
+    X = np.asarray(X)
+    return X[:, list(rule.head)].all(axis=1) & (X[:, list(rule.negated)] == 0).all(axis=1)
+
+
+def _brute_predict(clf, X):
+    P = np.zeros((X.shape[0], clf.n_labels_), dtype=np.uint8)
+    for rule in clf.rules_:
+        P[np.ix_(_fires(X, rule), list(rule.tail))] = 1
+    return P
+
+
+@pytest.mark.parametrize("negations", ["auto", True])
+def test_negated_rules_predict_and_explain_as_read(global_random_seed, negations):
+    X, Y = _dense_labels(global_random_seed)
+    assert Y.mean() >= AUTO_NEGATION_LABEL_DENSITY
+    clf = CorsetClassifier(random_state=global_random_seed, negations=negations, **FAST).fit(X, Y)
+    # Every non-constant feature has a negated literal; constant ones have none.
+    assert clf.negated_features_.tolist() == list(range(X.shape[1] - 2))
+    assert any(r.negated for r in clf.rules_)
+    X_new, _ = _dense_labels(global_random_seed + 100)
+    P = _brute_predict(clf, X_new)
+    for Xe in (X_new, sp.csr_array(X_new), sp.csc_matrix(X_new)):
+        assert np.array_equal(clf.predict(Xe), P)
+        proba = clf.predict_proba(Xe)
+        assert np.array_equal(proba > 0.5, P == 1) and np.array_equal(clf.decision_function(Xe) > 0, P == 1)
+    for i, fired in enumerate(clf.explain(X_new[:20])):
+        assert fired == [r for r in clf.rules_ if _fires(X_new[i:i + 1], r)[0]]
+    # The statistics are those of the literals: support |D[H]| and per-label precision.
+    for rule in clf.rules_:
+        fires = _fires(X, rule)
+        assert rule.support == fires.sum()
+        assert rule.label_precision == tuple(float(Y[fires, k].sum() / max(fires.sum(), 1)) for k in rule.tail)
+        assert not set(rule.head) & set(rule.negated)
+        assert rule.negated_names == tuple(f"x{f}" for f in rule.negated)
+    # Literals count against the head lengths.
+    assert all(1 <= r.n_literals <= 3 for r in clf.rules_ if r.n_literals)
+
+
+def test_negated_rules_are_readable_and_exported():
+    X, Y = _dense_labels(0)
+    clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    negated = next(r for r in clf.rules_ if r.negated)
+    text = str(negated)
+    assert all(f"NOT x{f}" in text for f in negated.negated) and text.startswith("IF ")
+    assert str(Rule(head=(), tail=(0,), negated=(3,), negated_names=("loud",))).startswith("IF NOT loud THEN y0")
+    frame = clf.to_frame()
+    assert list(frame["negated"]) == [list(r.negated) for r in clf.rules_]
+    assert any("NOT " in h for h in frame["head_names"])
+    again = CorsetClassifier.from_json(clf.to_json())
+    assert again.rules_ == clf.rules_ and np.array_equal(again.negated_features_, clf.negated_features_)
+    assert np.array_equal(again.predict(X), clf.predict(X))
+    assert np.array_equal(pickle.loads(pickle.dumps(clf)).predict(X), clf.predict(X))
+    # A dict of format version 1 (rules without negated literals) is still read.
+    plain = CorsetClassifier(random_state=0, negations=False, **FAST).fit(X, Y)
+    old = json.loads(plain.to_json())
+    old["format_version"] = 1
+    del old["negated_features"]
+    for rule in old["rules"]:
+        del rule["negated"], rule["negated_names"]
+    assert np.array_equal(CorsetClassifier.from_dict(old).predict(X), plain.predict(X))
+
+
+def test_auto_uses_negations_only_for_dense_label_matrices():
+    X, Y = _dense_labels(1)
+    rng = np.random.RandomState(1)
+    sparse_labels = (rng.rand(*Y.shape) < 0.1).astype(np.uint8)
+    assert sparse_labels.mean() < AUTO_NEGATION_LABEL_DENSITY
+    clf = CorsetClassifier(random_state=0, **FAST).fit(X, sparse_labels)
+    assert clf.negated_features_.size == 0 and not any(r.negated for r in clf.rules_)
+    assert clf.selection_.f1_path is None                       # f1_patience="auto": off without negations
+    forced = CorsetClassifier(random_state=0, negations=True, **FAST).fit(X, sparse_labels)
+    assert forced.negated_features_.size == X.shape[1] - 2
+    assert forced.selection_.f1_path is not None
+    off = CorsetClassifier(random_state=0, negations=False, **FAST).fit(X, Y)
+    assert off.negated_features_.size == 0 and not any(r.negated for r in off.rules_)
+
+
+def test_auto_f1_patience_cuts_to_the_best_training_f1(global_random_seed):
+    X, Y = _dense_labels(global_random_seed)
+    params = dict(FAST, n_rules=60, random_state=global_random_seed)
+    cut = CorsetClassifier(default_rule=False, **params).fit(X, Y)
+    path = cut.selection_.f1_path
+    assert path is not None and len(cut.rules_) == int(np.argmax(path)) + 1
+    assert cut.selection_.stop_reason != "f1" or len(path) - len(cut.rules_) == AUTO_F1_PATIENCE
+    assert f1_score(Y, cut.predict(X), average="micro") == pytest.approx(path.max())
+    full = CorsetClassifier(default_rule=False, f1_patience=None, **params).fit(X, Y)
+    assert [(r.head, r.negated, r.tail) for r in full.rules_[:len(cut.rules_)]] == \
+           [(r.head, r.negated, r.tail) for r in cut.rules_]
+    assert f1_score(Y, cut.predict(X), average="micro") >= f1_score(Y, full.predict(X), average="micro")
+
+
+def test_negations_are_deterministic_for_any_n_jobs(global_random_seed):
+    X, Y = _dense_labels(global_random_seed)
+    params = dict(FAST, random_state=global_random_seed, negations=True)
+    a = CorsetClassifier(n_jobs=1, **params).fit(X, Y)
+    b = CorsetClassifier(n_jobs=2, **params).fit(sp.csr_array(X), Y)
+    assert a.rules_ == b.rules_
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"negations": "sometimes"}, ValueError, "negations"),
+    ({"negations": None}, ValueError, "negations"),
+    ({"f1_patience": 0}, ValueError, "f1_patience"),
+    ({"f1_patience": "never"}, ValueError, "f1_patience"),
+    ({"f1_patience": 2.5}, TypeError, "f1_patience"),
+])
+def test_parameters_are_checked(kwargs, error, match):
+    X, Y = _dense_labels(0)
+    with pytest.raises(error, match=match):
+        CorsetClassifier(**kwargs).fit(X, Y)
