@@ -31,6 +31,23 @@ def _frozen(a, dtype):
     return a
 
 
+def with_negated_columns(X, negated):
+    """``[X, 1 - X[:, negated]]`` as a canonical uint8 CSR matrix (X canonical binary CSR).
+
+    The negated columns are dense by nature (a feature on a tenth of the
+    records has its negation on nine tenths).
+    """
+    import scipy.sparse as sp
+
+    negated = np.asarray(negated, dtype=np.int64)
+    if negated.size == 0:
+        return X
+    complement = sp.csr_array(1 - X[:, negated].toarray())
+    out = sp.hstack([X, complement], format="csr").astype(np.uint8)
+    out.sort_indices()
+    return out
+
+
 class _Index:
     """A CSR-style map from ids to sorted id lists (``indptr``, ``ids``)."""
 
@@ -112,6 +129,35 @@ class BinaryData:
         self.record_n_labels = _frozen(self.record_labels.lengths(), np.int64)
         self.n_label_occurrences = int(Y.nnz)
         self._column_bits = None
+        # Plain features: no literal is declared the negation of another (see with_negations).
+        self.n_base_features = self.n_features
+        self.negated_features = _frozen(np.zeros(0, dtype=INDEX_DTYPE), INDEX_DTYPE)
+
+    @classmethod
+    def with_negations(cls, X, Y, negated):
+        """Features and negated literals: the columns ``[X, 1 - X[:, negated]]``.
+
+        Feature ``j < p`` (p = X's columns, ``n_base_features``) is feature j
+        of X; feature ``p + i`` is the literal "NOT negated[i]", carried by
+        the records without feature ``negated[i]`` (``negated_features``).
+        The samplers and the selection treat every literal as a feature.
+
+        Parameters
+        ----------
+        X, Y : as for :class:`BinaryData`
+        negated : sequence of int
+            Distinct feature ids of X, in the order their negated literals
+            take after X's columns.
+        """
+        X = check_binary_matrix(X, "X")
+        negated = np.asarray(negated, dtype=np.int64).reshape(-1)
+        if negated.size and (negated.min() < 0 or negated.max() >= X.shape[1]
+                             or np.unique(negated).size != negated.size):
+            raise ValueError(f"negated must hold distinct feature ids in [0, {X.shape[1]}); got {negated.tolist()}")
+        data = cls(with_negated_columns(X, negated), Y)
+        data.n_base_features = X.shape[1]
+        data.negated_features = _frozen(negated, INDEX_DTYPE)
+        return data
 
     def column_bitsets(self):
         """D[{f}] of every feature and D[{l}] of every label as bitsets over the records.

@@ -306,3 +306,47 @@ def test_large_nodes_get_blocks_of_their_own():
     memo, plain = _pair(data, 32, seed="uniform", max_head_length=2)
     assert memo.sample_many(tails, 3, random_state=0) == plain.sample_many(tails, 3, random_state=0)
     assert len(memo._roots) >= 4 and memo._memo.n_entries > 4 * 16384
+
+
+@pytest.mark.parametrize("n_features, density", [(40, None), (400, 0.02)])
+def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_features, density):
+    """Each node H keeps, for every feature h of D[H] outside H, |D[H+h]|, |D[H+h] ∩ D_T^+| and
+    the gain phi(H+h) - phi(H) (phi of a root: 0), whatever the counting mode (sparse, dense,
+    popcounts); the best 32 come first, in order."""
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(150, n_features) < (density or rng.uniform(0.05, 0.6))
+    Y = rng.rand(150, 2) < 0.4
+    data = BinaryData(X, Y)
+    gamma = 0.5
+    search = GreedyHeadSearch(data, seed="uniform", max_head_length=4, gamma=gamma)
+    search._memo = GreedyHeadMemo(data.n_features, data.n_records, gamma, top_k=1000)
+    tails = [(0,), (1,)]
+    search.sample_many(tails, 40, random_state=0)
+    memo = search._memo
+    tail_of_root = {search._roots[search._cached_roles(t, None)[2]]: t[0] for t in tails}
+    assert memo.n_nodes > len(tail_of_root)
+    for node in range(memo.n_nodes):
+        root, head = memo.path(node)
+        positive = Y[:, tail_of_root[root]]
+        in_head = X[:, list(head)].all(axis=1)
+        # phi(H); a root's is taken as 0 (every first feature is compared by phi({h}) alone).
+        phi = positive[in_head].sum() - gamma * (~positive[in_head]).sum() if head else 0.0
+        expected = {}
+        for h in np.flatnonzero(X[in_head].any(axis=0)):
+            if h in head:
+                continue
+            rows = in_head & X[:, h]
+            value = positive[rows].sum() - gamma * (~positive[rows]).sum()
+            expected[int(h)] = (value - phi, int(positive[rows].sum()), int(rows.sum()))
+        features, gains, n_pos, n_support = memo.entries(node)
+        got = {int(f): (g, int(p), int(n)) for f, g, p, n in zip(features, gains, n_pos, n_support)}
+        assert got.keys() == expected.keys()
+        for h, (g, p, n) in expected.items():
+            assert got[h][1:] == (p, n) and got[h][0] == pytest.approx(g)
+        top = min(32, len(gains))
+        assert all((gains[i], -features[i]) >= (gains[i + 1], -features[i + 1]) for i in range(top - 1))
+    builds = memo.n_nodes - len(tail_of_root)
+    if n_features == 40:
+        assert memo.n_bitset_counts + memo.n_dense_counts > 0
+    else:   # fewer occurrences than features: counted on first touch
+        assert builds - memo.n_bitset_counts - memo.n_dense_counts > 0

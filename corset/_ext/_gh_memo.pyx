@@ -45,7 +45,7 @@ from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
-from corset._ext._intersect cimport common_bits, support_into_ptr
+from corset._ext._intersect cimport common_bits, popcount64, support_into_ptr
 from corset._ext._gh cimport copy_sorted, job_candidate_offsets
 
 cdef extern from *:
@@ -234,6 +234,36 @@ cdef class GreedyHeadMemo:
     @property
     def n_nodes(self):
         return self.node_start.size()
+
+    def path(self, Py_ssize_t node):
+        """``(root, head)``: the root node of ``node``'s tree and its head H, in the order added."""
+        if not 0 <= node < <Py_ssize_t> self.node_start.size():
+            raise IndexError(f"node {node} out of range (the memo has {self.node_start.size()} nodes)")
+        head = []
+        while self.node_parent[node] >= 0:
+            head.append(int(self.node_feature[node]))
+            node = self.node_parent[node]
+        return int(node), tuple(reversed(head))
+
+    def entries(self, Py_ssize_t node):
+        """Node ``node``'s stored entries, in stored order: ``(features, gains, n_pos, n_support)``.
+
+        For inspection and tests; the first ``node_sorted`` are in order.
+        """
+        if not 0 <= node < <Py_ssize_t> self.node_start.size():
+            raise IndexError(f"node {node} out of range (the memo has {self.node_start.size()} nodes)")
+        cdef Py_ssize_t i, n = self.node_length[node]
+        cdef const Entry* e = self.node_start[node]
+        features = np.empty(n, dtype=np.int32)
+        gains = np.empty(n, dtype=np.float64)
+        n_pos = np.empty(n, dtype=np.int64)
+        n_support = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            features[i] = e[i].feature
+            gains[i] = e[i].gain
+            n_pos[i] = e[i].n_pos
+            n_support[i] = e[i].n_support
+        return features, gains, n_pos, n_support
 
     @property
     def n_entries(self):
@@ -905,16 +935,12 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                     if searches[j].limit < 0:
                         # First visit: the step limit, min(max_length, |F'|).
                         i = searches[j].n_cand
-                        if searches[j].neg_key >= 0 and searches[j].neg_bits != NULL:
-                            # |F_{D+} ∩ F_{D-}| by AND and popcount over the words both span
-                            # (neg >= 0 here: job_neg is -1 for searches without D-).
-                            a, b = r_indptr[neg], r_indptr[neg + 1]
-                            if i > 0 and b > a:
-                                lo = max(searches[j].cand[0], r_ids[a])
-                                hi = min(searches[j].cand[i - 1], r_ids[b - 1])
-                                if lo <= hi:
-                                    i = i - common_bits(searches[j].pos_bits, searches[j].neg_bits,
-                                                        lo >> 6, hi >> 6)
+                        if searches[j].cand_bits != NULL:
+                            # |F_{D+} \\ F_{D-}|: the popcount of the candidates' bitset (no read
+                            # of the records' id lists).
+                            i = 0
+                            for k in range(n_words):
+                                i = i + popcount64(searches[j].cand_bits[k])
                         elif searches[j].neg_key >= 0:
                             for a in range(r_indptr[neg], r_indptr[neg + 1]):
                                 i = i - (ws[tid].pos_stamp[r_ids[a]] == searches[j].pos_key + 1)

@@ -17,7 +17,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_binary_matrix
-from ..binarydata import BinaryData
+from ..binarydata import BinaryData, with_negated_columns
 from ._export import FORMAT_VERSION, check_rules_dict, format_rules, rules_to_dict, rules_to_frame
 from ._rules import Rule
 
@@ -32,16 +32,6 @@ without a new maximum of the training micro-F1."""
 AUTO_NEGATION_LABEL_DENSITY = 0.2
 """With ``negations="auto"``, negated literals are used when the training label density
 (label occurrences / (records × labels)) is at least this."""
-
-
-def _with_negations(X, negated):
-    """``[X, 1 - X[:, negated]]`` as a canonical uint8 CSR: the literals "f" and then "NOT f"."""
-    if negated.size == 0:
-        return X
-    complement = sp.csr_array(1 - X[:, negated].toarray())
-    out = sp.hstack([X, complement], format="csr").astype(np.uint8)
-    out.sort_indices()
-    return out
 
 
 def _check_real(value, name, low, high, *, low_open=False, high_open=False):
@@ -472,7 +462,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         self.label_base_rates_ = (counts + 1.0) / (n + 2.0)
 
         self.negated_features_ = self._negated_features(Xb, Yb, params["negations"])
-        data = BinaryData(_with_negations(Xb, self.negated_features_), Yb)
+        data = BinaryData.with_negations(Xb, Yb, self.negated_features_)
         rng = check_random_state(self.random_state)
         head_options = {}
         if params["head_sampler"] == "gh":
@@ -635,7 +625,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             return Xb, [r.head for r in rules]
         column = {f: Xb.shape[1] + i for i, f in enumerate(used)}
         heads = [tuple(sorted(r.head + tuple(column[f] for f in r.negated))) for r in rules]
-        return _with_negations(Xb, np.asarray(used, dtype=np.int64)), heads
+        return with_negated_columns(Xb, np.asarray(used, dtype=np.int64)), heads
 
     @staticmethod
     def _everywhere(n, columns):

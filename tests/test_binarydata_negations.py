@@ -1,0 +1,31 @@
+"""BinaryData.with_negations: features followed by the negated literals of some of them."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from corset import BinaryData
+from corset.binarydata import with_negated_columns
+
+
+def test_with_negations_appends_the_complements(global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(40, 9) < 0.3
+    Y = rng.rand(40, 2) < 0.5
+    negated = rng.permutation(9)[:5].tolist()
+    data = BinaryData.with_negations(sp.csc_matrix(X), Y, negated)
+    assert data.n_features == 14 and data.n_base_features == 9
+    assert data.negated_features.tolist() == negated and not data.negated_features.flags.writeable
+    expected = np.hstack([X, ~X[:, negated]])
+    np.testing.assert_array_equal(data.X.toarray(), expected)
+    for j in range(14):   # the inverted index of the literals
+        np.testing.assert_array_equal(data.feature_records[j], np.flatnonzero(expected[:, j]))
+    plain = BinaryData(X, Y)
+    assert plain.n_base_features == 9 and plain.negated_features.size == 0
+    assert with_negated_columns(plain.X, []) is plain.X
+
+
+@pytest.mark.parametrize("negated", [[0, 0], [9], [-1]])
+def test_with_negations_refuses_bad_feature_ids(negated):
+    X = np.eye(9, dtype=np.uint8)
+    with pytest.raises(ValueError, match="distinct feature ids"):
+        BinaryData.with_negations(X, np.ones((9, 1)), negated)
