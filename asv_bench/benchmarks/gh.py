@@ -72,3 +72,50 @@ class DistinctHeads:
         return len(set(heads[0]))
 
     track_distinct_heads_in_1000.unit = "heads"
+
+
+class NegatedLiterals:
+    """CORSET-GH and rule supports on emotions' features with their negated literals (143 literals).
+
+    The data of a default fit on emotions (``BinaryData.with_negations``):
+    every record holds half the literals, so the trees' nodes are counted by
+    popcounts of per-feature record bitsets where that is cheaper, and rule
+    supports come from ANDed bitsets.  ``time_gh_pool_fresh``: one pool of 50
+    tails × 10 heads on a fresh memo (the node builds of a fit's first
+    step); ``time_rule_supports``: D[R] of 5,000 rules of up to 3 literals,
+    with the bitsets (``bits=True``) or by merging id lists.
+    """
+
+    params = [True, False]
+    param_names = ["bits"]
+    timeout = 300
+
+    def setup(self, bits):
+        from corset import BinaryData
+        from corset._ext import _selection
+        from corset.selection import check_rules
+
+        from .common import binarized_benchmark
+
+        X, Y, _, _ = binarized_benchmark("emotions")
+        base = BinaryData(X, Y)
+        negated = np.flatnonzero((base.feature_counts > 0) & (base.feature_counts < base.n_records))
+        self.data = data = BinaryData.with_negations(base.X, base.Y, negated)
+        self.tails = TailSampler(data).sample(50, SEED)
+        rng = np.random.RandomState(SEED)
+        rules = {(tuple(sorted(rng.choice(data.n_features, size=rng.randint(1, 4), replace=False).tolist())),
+                  (int(rng.randint(data.n_labels)),)) for _ in range(5000)}
+        _, self.arrays, _ = check_rules(sorted(rules), data.n_features, data.n_labels)
+        f, lab = data.feature_records, data.label_records
+        self.index = (f.indptr, f.ids, lab.indptr, lab.ids, data.n_records)
+        self.bits = data.column_bitsets() if bits else ()
+        self.rule_supports = _selection.rule_supports
+
+    def time_gh_pool_fresh(self, bits):
+        search = GreedyHeadSearch(self.data, max_head_length=3)
+        if not bits:
+            search._column_bits = (None, 0)
+        search.sample_many(self.tails, 10, SEED)
+
+    def time_rule_supports(self, bits):
+        self.rule_supports(*self.index, *self.arrays, *self.bits)
