@@ -355,6 +355,14 @@ cdef struct Workspace:
 cdef Py_ssize_t BITSET_FACTOR = 5
 
 
+cdef inline bint _in_path(index_t f, const index_t* path, Py_ssize_t n_path) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(n_path):
+        if path[k] == f:
+            return True
+    return False
+
+
 cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path, Py_ssize_t n_support,
                             Py_ssize_t n_features, const uint64_t* feature_bits, const uint64_t* slot_bits,
                             Py_ssize_t n_rw, Py_ssize_t lo, Py_ssize_t hi, Workspace* w) noexcept nogil:
@@ -367,7 +375,7 @@ cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path, Py_ssize_t n
     cdef uint64_t* dpos = w.node_bits + n_rw
     cdef uint64_t* doth = w.node_bits + 2 * n_rw
     cdef const uint64_t* col
-    cdef bint any_other = False, in_path
+    cdef bint any_other = False
     for k in range(lo, hi + 1):
         dh[k] = 0
     for i in range(n_support):
@@ -382,12 +390,7 @@ cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path, Py_ssize_t n
         n_all = common_bits(col, dh, lo, hi)
         if n_all == 0:
             continue
-        in_path = False
-        for i in range(n_path):
-            if path[i] == f:
-                in_path = True
-                break
-        if in_path:
+        if _in_path(f, path, n_path):
             continue
         n_pos = common_bits(col, dpos, lo, hi)
         n_other = common_bits(col, doth, lo, hi) if any_other else 0
@@ -414,7 +417,6 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
     cdef ptr_t p, a, b
     cdef index_t r, f
     cdef uint8_t rr
-    cdef bint in_path
     n_support = support_into_ptr(f_indptr, f_ids, path, n_path, n_records, w.support, w.order)
     for i in range(n_support):
         r = w.support[i]
@@ -462,12 +464,7 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
         for p in range(r_indptr[r], r_indptr[r + 1]):
             f = r_ids[p]
             if w.n_all[f] == 0:
-                in_path = False
-                for k in range(n_path):
-                    if path[k] == f:
-                        in_path = True
-                        break
-                if in_path:
+                if _in_path(f, path, n_path):
                     continue
                 w.touched[n_touched] = f
                 n_touched += 1
