@@ -71,7 +71,7 @@ class Rule:
 
     @property
     def n_literals(self):
-        """The head's length |H|: positive and negated literals."""
+        """The head's length, ``|H|``: positive and negated literals."""
         return len(self.head) + len(self.negated)
 
     def __str__(self):
