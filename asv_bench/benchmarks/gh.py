@@ -93,13 +93,14 @@ class NegatedLiterals:
     def setup(self, bits):
         from corset import BinaryData
         from corset._ext import _selection
+        from corset.model import CorsetClassifier
         from corset.selection import check_rules
 
         from .common import binarized_benchmark
 
         X, Y, _, _ = binarized_benchmark("emotions")
         base = BinaryData(X, Y)
-        negated = np.flatnonzero((base.feature_counts > 0) & (base.feature_counts < base.n_records))
+        negated = CorsetClassifier._negated_features(base.X, base.Y, True)   # as a fit chooses them
         self.data = data = BinaryData.with_negations(base.X, base.Y, negated)
         self.tails = TailSampler(data).sample(50, SEED)
         rng = np.random.RandomState(SEED)

@@ -559,9 +559,7 @@ cdef struct Search:
     int64_t pos_key      # candidate source: D+'s record id, or n_records + tail slot (deterministic)
     int64_t neg_key      # D-'s record id, or -1 (no D-, or candidates="positive")
     bint all_present     # every candidate occurs in D[H] (seeded by D+, which is in D[H])
-    const uint64_t* pos_bits   # F_{D+} as a bitset, or NULL (then the stamps say it)
-    const uint64_t* neg_bits   # F_{D-} as a bitset, or NULL (no D-, or stamps)
-    const uint64_t* cand_bits  # F_{D+} minus F_{D-} as a bitset (with pos_bits), or NULL
+    const uint64_t* cand_bits  # F_{D+} minus F_{D-} as a bitset, or NULL (then the stamps say it)
     const index_t* cand        # the candidate source: F_{D+}, or the tail's list
     Py_ssize_t n_cand
     Py_ssize_t voff            # where its visited features and scores go
@@ -869,6 +867,8 @@ def greedy_heads_memo(GreedyHeadMemo memo,
 
     cand_bits_buf = np.zeros(max(n_jobs * n_words if bits_p != NULL else 1, 1), dtype=np.uint64)
     cdef uint64_t[::1] cbits = cand_bits_buf
+    cdef const uint64_t* pos_bits
+    cdef const uint64_t* neg_bits
     cdef vector[Search] searches
     searches.resize(n_jobs)
     for j in range(n_jobs):
@@ -887,17 +887,14 @@ def greedy_heads_memo(GreedyHeadMemo memo,
             searches[j].cand = r_ids_p + r_indptr[job_pos[j]] if r_ids_p != NULL else NULL
         else:
             searches[j].cand = cand_ids_p + cand_indptr[job_tail[j]] if cand_ids_p != NULL else NULL
-        searches[j].pos_bits = NULL
-        searches[j].neg_bits = NULL
         searches[j].cand_bits = NULL
         if bits_p != NULL and job_pos[j] >= 0:
-            searches[j].pos_bits = bits_p + job_pos[j] * n_words
-            if searches[j].neg_key >= 0:
-                searches[j].neg_bits = bits_p + job_neg[j] * n_words
-            # The candidates as one bitset: a single bit test per entry a search reads.
+            # The candidates as one bitset, F_{D+} minus F_{D-} from the records' bitsets:
+            # a single bit test per entry a search reads.
+            pos_bits = bits_p + job_pos[j] * n_words
+            neg_bits = bits_p + job_neg[j] * n_words if searches[j].neg_key >= 0 else NULL
             for k in range(n_words):
-                cbits[j * n_words + k] = searches[j].pos_bits[k] & (
-                    ~searches[j].neg_bits[k] if searches[j].neg_bits != NULL else ~(<uint64_t> 0))
+                cbits[j * n_words + k] = pos_bits[k] & (~neg_bits[k] if neg_bits != NULL else ~(<uint64_t> 0))
             searches[j].cand_bits = &cbits[j * n_words]
 
     # Requests of a round: distinct (node, feature) children to build, or nodes to complete.
@@ -918,7 +915,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                         continue
                     tid = threadid()
                     neg = job_neg[j]
-                    if searches[j].pos_bits == NULL:
+                    if searches[j].cand_bits == NULL:
                         # Candidates F' = F_{D+} minus F_{D-}: stamp the thread's arrays
                         # with this search's records unless they already hold them.
                         if ws[tid].pos_key != searches[j].pos_key:

@@ -204,22 +204,6 @@ cdef ptr_t _rule_supports_core(const ptr_t* feature_indptr, const index_t* featu
         n_tail = tail_indptr[r + 1] - tail_indptr[r]
         head = head_ids + head_indptr[r]
         tail = tail_ids + tail_indptr[r]
-        if feature_bits != NULL and n_head > 0 and n_tail > 0:
-            shortest = n_records
-            for i in range(n_head):
-                key = head[i]
-                shortest = min(shortest, feature_indptr[key + 1] - feature_indptr[key])
-            for i in range(n_tail):
-                key = tail[i]
-                shortest = min(shortest, label_indptr[key + 1] - label_indptr[key])
-            if shortest >= BITS_PER_WORD_FACTOR * n_words:
-                m = _rule_support_bits(feature_bits, label_bits, n_words, head, n_head, tail, n_tail, acc,
-                                       &head_counts[r], &tail_counts[r], out_ids + pos, shortest)
-                pos += m
-                out_indptr[r + 1] = pos
-                continue
-        head_counts[r] = support_count_ptr(feature_indptr, feature_ids, head, n_head, n_records, work, order)
-        tail_counts[r] = support_count_ptr(label_indptr, label_ids, tail, n_tail, n_records, work, order)
         # The shortest posting list of all; none shorter than |D| means the
         # running set starts as every record.
         head_start = -1
@@ -238,6 +222,15 @@ cdef ptr_t _rule_supports_core(const ptr_t* feature_indptr, const index_t* featu
                 shortest = length
                 tail_start = key
                 head_start = -1
+        if (feature_bits != NULL and n_head > 0 and n_tail > 0
+                and shortest >= BITS_PER_WORD_FACTOR * n_words):
+            m = _rule_support_bits(feature_bits, label_bits, n_words, head, n_head, tail, n_tail, acc,
+                                   &head_counts[r], &tail_counts[r], out_ids + pos, shortest)
+            pos += m
+            out_indptr[r + 1] = pos
+            continue
+        head_counts[r] = support_count_ptr(feature_indptr, feature_ids, head, n_head, n_records, work, order)
+        tail_counts[r] = support_count_ptr(label_indptr, label_ids, tail, n_tail, n_records, work, order)
         if tail_start >= 0:
             start = label_ids + label_indptr[tail_start]
         elif head_start >= 0:
