@@ -28,7 +28,7 @@ No validation happens here (corset.selection validates before calling).
 """
 import numpy as np
 
-from corset._ext._intersect cimport (intersect_count_ptr, intersect_into_ptr, popcount64, support_into_ptr,
+from corset._ext._intersect cimport (GALLOP_RATIO, intersect_count_ptr, intersect_into_ptr, popcount64, support_into_ptr,
                                      support_count_ptr)
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, uint64_t, int64_t, float64_t
 
@@ -335,27 +335,69 @@ cdef int64_t _add_coverage_core(const ptr_t* y_indptr, const index_t* y_ids,
     return new
 
 
+cdef inline float64_t _jaccard_from_shared(int64_t size_a, int64_t size_b, int64_t shared_records,
+                                           int64_t shared_labels) noexcept nogil:
+    """1 - |cov(A) ∩ cov(B)| / |cov(A) ∪ cov(B)|, the coverages non-empty and their tails sharing a label."""
+    cdef int64_t inter = shared_records * shared_labels
+    return 1.0 - (<float64_t>inter) / (<float64_t>(size_a + size_b - inter))
+
+
 cdef void _add_distance_sums_core(const ptr_t* support_indptr, const index_t* support_ids,
                                   const ptr_t* tail_indptr, const index_t* tail_ids,
                                   const uint8_t* eligible, Py_ssize_t n_candidates,
                                   const ptr_t* chosen_support_indptr, const index_t* chosen_support_ids,
                                   const ptr_t* chosen_tail_indptr, const index_t* chosen_tail_ids,
-                                  Py_ssize_t n_chosen, float64_t* sums) noexcept nogil:
-    """sums[c] += Σ_j d(c, chosen j), j in order, for every eligible candidate c."""
-    cdef Py_ssize_t c, j
-    cdef float64_t s
-    for c in range(n_candidates):
-        if not eligible[c]:
-            continue
-        s = sums[c]
-        for j in range(n_chosen):
-            s = s + jaccard_distance_ptr(
-                support_ids + support_indptr[c], support_indptr[c + 1] - support_indptr[c],
-                tail_ids + tail_indptr[c], tail_indptr[c + 1] - tail_indptr[c],
-                chosen_support_ids + chosen_support_indptr[j],
-                chosen_support_indptr[j + 1] - chosen_support_indptr[j],
-                chosen_tail_ids + chosen_tail_indptr[j], chosen_tail_indptr[j + 1] - chosen_tail_indptr[j])
-        sums[c] = s
+                                  Py_ssize_t n_chosen, float64_t* sums, uint64_t* bits) noexcept nogil:
+    """sums[c] += Σ_j d(c, chosen j), j in order, for every eligible candidate c.
+
+    The chosen rules are taken one at a time (each sum still receives its
+    distances in the order of j, so the same floating-point values): D[R_j]
+    is written once into ``bits`` (zeroed words covering every record id of
+    the candidates and of the chosen rules, left zeroed on return), and
+    |D[c] ∩ D[R_j]| is a bit test per record of D[c] instead of a merge of
+    both lists, unless D[R_j] is so much shorter that galloping through
+    D[c] is cheaper.
+    """
+    cdef Py_ssize_t c, j, p
+    cdef const index_t* sj
+    cdef const index_t* tj
+    cdef const index_t* sc
+    cdef Py_ssize_t n_sj, n_tj, n_sc, n_tc
+    cdef int64_t size_c, size_j, shared_labels, shared_records
+    for j in range(n_chosen):
+        sj = chosen_support_ids + chosen_support_indptr[j]
+        n_sj = chosen_support_indptr[j + 1] - chosen_support_indptr[j]
+        tj = chosen_tail_ids + chosen_tail_indptr[j]
+        n_tj = chosen_tail_indptr[j + 1] - chosen_tail_indptr[j]
+        size_j = <int64_t>n_sj * n_tj
+        for p in range(n_sj):
+            bits[sj[p] >> 6] |= (<uint64_t> 1) << (sj[p] & 63)
+        for c in range(n_candidates):
+            if not eligible[c]:
+                continue
+            sc = support_ids + support_indptr[c]
+            n_sc = support_indptr[c + 1] - support_indptr[c]
+            n_tc = tail_indptr[c + 1] - tail_indptr[c]
+            size_c = <int64_t>n_sc * n_tc
+            # The cases of jaccard_distance_ptr, in its order.
+            if size_c == 0 and size_j == 0:
+                continue                      # + 0.0
+            if size_c == 0 or size_j == 0:
+                sums[c] = sums[c] + 1.0
+                continue
+            shared_labels = intersect_count_ptr(tail_ids + tail_indptr[c], n_tc, tj, n_tj)
+            if shared_labels == 0:
+                sums[c] = sums[c] + 1.0
+                continue
+            if n_sj * GALLOP_RATIO < n_sc:
+                shared_records = intersect_count_ptr(sc, n_sc, sj, n_sj)
+            else:
+                shared_records = 0
+                for p in range(n_sc):
+                    shared_records += (bits[sc[p] >> 6] >> (sc[p] & 63)) & 1
+            sums[c] = sums[c] + _jaccard_from_shared(size_c, size_j, shared_records, shared_labels)
+        for p in range(n_sj):
+            bits[sj[p] >> 6] = 0
 
 
 cdef void _pairwise_distances_core(const ptr_t* support_indptr, const index_t* support_ids,
@@ -557,11 +599,27 @@ def add_distance_sums(const ptr_t[::1] support_indptr, const index_t[::1] suppor
     cdef Py_ssize_t n_chosen = chosen_support_indptr.shape[0] - 1
     if n_candidates == 0 or n_chosen <= 0:
         return
+    # Room for every record id of both sides (lists are sorted: the last id is the largest).
+    cdef index_t top = max(_last_id(support_indptr, support_ids, n_candidates),
+                           _last_id(chosen_support_indptr, chosen_support_ids, n_chosen))
+    bits = np.zeros(top // 64 + 1, dtype=np.uint64)
+    cdef uint64_t[::1] bits_v = bits
     with nogil:
         _add_distance_sums_core(&support_indptr[0], _iptr(support_ids), &tail_indptr[0], _iptr(tail_ids),
                                 &eligible[0], n_candidates,
                                 &chosen_support_indptr[0], _iptr(chosen_support_ids),
-                                &chosen_tail_indptr[0], _iptr(chosen_tail_ids), n_chosen, &sums[0])
+                                &chosen_tail_indptr[0], _iptr(chosen_tail_ids), n_chosen, &sums[0], &bits_v[0])
+
+
+cdef index_t _last_id(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t n_rows):
+    """The largest id of a CSR whose rows are sorted (0 when it has none)."""
+    cdef Py_ssize_t r
+    cdef index_t top = 0
+    with nogil:
+        for r in range(n_rows):
+            if indptr[r + 1] > indptr[r] and ids[indptr[r + 1] - 1] > top:
+                top = ids[indptr[r + 1] - 1]
+    return top
 
 
 def pairwise_distances(const ptr_t[::1] support_indptr, const index_t[::1] support_ids,
