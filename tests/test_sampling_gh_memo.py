@@ -350,3 +350,25 @@ def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_f
         assert memo.n_bitset_counts + memo.n_dense_counts > 0
     else:   # fewer occurrences than features: counted on first touch
         assert builds - memo.n_bitset_counts - memo.n_dense_counts > 0
+
+
+def test_every_node_is_built_once_across_many_calls(global_random_seed):
+    """The child table finds every node it stored (through its growths, across calls):
+    no head of a tree is ever built twice, and a repeated batch builds nothing."""
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(300, 60) < 0.2
+    Y = rng.rand(300, 10) < 0.5
+    data = BinaryData(X, Y)
+    # Every label and pair of labels: about a hundred trees.
+    tails = [t for r in (1, 2) for t in itertools.combinations(range(10), r)
+             if data.tail_support(np.asarray(t, np.int32)).size]
+    search = GreedyHeadSearch(data, seed="uniform", max_head_length=5)
+    for step in range(3):
+        search.sample_many(tails, 30, random_state=step)
+    memo = search._memo
+    paths = [memo.path(node) for node in range(memo.n_nodes)]
+    assert memo.n_nodes > 2000   # several growths of the table (it starts with 64 slots)
+    assert len(set(paths)) == len(paths)
+    before = memo.n_nodes
+    search.sample_many(tails, 30, random_state=1)
+    assert memo.n_nodes == before

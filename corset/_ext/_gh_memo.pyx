@@ -36,12 +36,10 @@ longer tie).
 """
 import numpy as np
 
-from cython.operator cimport dereference as deref
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
-from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
@@ -99,6 +97,63 @@ cdef extern from *:
     static inline void corset_gh_sort(corset_gh_entry* first, Py_ssize_t n) {
         std::sort(first, first + n, corset_gh_order());
     }
+    /* uint64 key -> int64 value, open addressing with linear probing in one
+       array of slots (Fibonacci hashing of the key's bits).  Replaces
+       std::unordered_map, whose find chases a bucket then a node (two
+       dependent cache misses) after a modulo by a prime.  Keys are child keys
+       (node << 32 | feature as uint32); all ones never occurs (node ids are
+       below 2^31), so it marks an empty slot.  At most half full. */
+    struct corset_gh_slot { uint64_t key; int64_t value; };
+    struct corset_gh_keymap {
+        std::vector<corset_gh_slot> slots;
+        size_t count = 0;
+        int shift = 64;
+        static const uint64_t EMPTY = ~(uint64_t) 0;
+        inline size_t home(uint64_t key) const {
+            return (size_t) ((key * 0x9E3779B97F4A7C15ULL) >> shift);
+        }
+        /* The value of key, or -1. */
+        inline int64_t find(uint64_t key) const {
+            if (count == 0) return -1;
+            const size_t mask = slots.size() - 1;
+            for (size_t i = home(key);; i = (i + 1) & mask) {
+                const corset_gh_slot& s = slots[i];
+                if (s.key == key) return s.value;
+                if (s.key == EMPTY) return -1;
+            }
+        }
+        /* Set key's value (added when absent).  May throw std::bad_alloc, leaving the map as it was. */
+        void set(uint64_t key, int64_t value) {
+            if (2 * (count + 1) > slots.size()) grow();
+            const size_t mask = slots.size() - 1;
+            for (size_t i = home(key);; i = (i + 1) & mask) {
+                corset_gh_slot& s = slots[i];
+                if (s.key == key) { s.value = value; return; }
+                if (s.key == EMPTY) { s.key = key; s.value = value; ++count; return; }
+            }
+        }
+        void grow() {
+            size_t size = slots.empty() ? 64 : 2 * slots.size();
+            std::vector<corset_gh_slot> old(size, corset_gh_slot{EMPTY, -1});
+            old.swap(slots);   /* slots: the new, empty array; old: the entries */
+            int bits = 0;
+            while (((size_t) 1 << bits) < size) ++bits;
+            shift = 64 - bits;
+            const size_t mask = size - 1;
+            for (const corset_gh_slot& s : old) {
+                if (s.key == EMPTY) continue;
+                size_t i = home(s.key);
+                while (slots[i].key != EMPTY) i = (i + 1) & mask;
+                slots[i] = s;
+            }
+        }
+        /* Forget every key, keeping the capacity (cheap for a small map cleared often). */
+        void reset() {
+            if (count) std::fill(slots.begin(), slots.end(), corset_gh_slot{EMPTY, -1});
+            count = 0;
+        }
+        void release() { std::vector<corset_gh_slot>().swap(slots); count = 0; shift = 64; }
+    };
     """
     ctypedef struct Entry "corset_gh_entry":
         double gain
@@ -111,6 +166,11 @@ cdef extern from *:
     void partition_entries "corset_gh_partition"(Entry* first, Py_ssize_t k, Py_ssize_t n) noexcept nogil
     void offer_entry "corset_gh_offer"(Entry* heap, Py_ssize_t* n, Py_ssize_t k, const Entry& e) noexcept nogil
     void sort_entries "corset_gh_sort"(Entry* first, Py_ssize_t n) noexcept nogil
+    cppclass KeyMap "corset_gh_keymap":
+        int64_t find(uint64_t key) noexcept nogil
+        void set(uint64_t key, int64_t value) except + nogil
+        void reset() noexcept nogil
+        void release() noexcept nogil
 
 
 # Entries per block of the memo (2 MB).
@@ -170,7 +230,7 @@ cdef class GreedyHeadMemo:
     cdef vector[index_t] node_parent
     cdef vector[index_t] node_feature
     cdef vector[index_t] node_depth
-    cdef unordered_map[uint64_t, index_t] children
+    cdef KeyMap children          # child key (node, feature) -> child node
     cdef readonly Py_ssize_t n_features
     cdef readonly Py_ssize_t n_records
     cdef readonly double gamma
@@ -229,7 +289,7 @@ cdef class GreedyHeadMemo:
         self.node_parent.clear()
         self.node_feature.clear()
         self.node_depth.clear()
-        self.children.clear()
+        self.children.release()
 
     @property
     def n_nodes(self):
@@ -314,7 +374,7 @@ cdef class GreedyHeadMemo:
         self.node_feature.push_back(feature)
         self.node_depth.push_back(depth)
         if parent >= 0:
-            self.children[_child_key(parent, feature)] = node
+            self.children.set(_child_key(parent, feature), node)
         return node
 
     cdef int _complete_node(self, index_t node, const Entry* items, Py_ssize_t n_items) except -1:
@@ -658,7 +718,7 @@ cdef int _advance(Search* s, GreedyHeadMemo memo, index_t* visited, double* scor
     cdef index_t node
     cdef bint need_counting
     cdef double phi
-    cdef unordered_map[uint64_t, index_t].iterator it
+    cdef int64_t child
     while True:
         if s.n_visited >= s.limit:
             s.status = 2
@@ -691,12 +751,12 @@ cdef int _advance(Search* s, GreedyHeadMemo memo, index_t* visited, double* scor
         if s.n_visited >= s.limit:
             s.status = 2
             return 0
-        it = memo.children.find(_child_key(node, c.feature))
-        if it == memo.children.end():
+        child = memo.children.find(_child_key(node, c.feature))
+        if child < 0:
             s.pending = c.feature
             s.status = 1
             return 0
-        s.node = deref(it).second
+        s.node = <index_t> child
 
 
 def greedy_heads_memo(GreedyHeadMemo memo,
@@ -902,7 +962,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     cdef vector[double] need_phi
     cdef vector[Entry*] need_items
     cdef vector[Py_ssize_t] need_count, need_keep, need_sorted
-    cdef unordered_map[uint64_t, Py_ssize_t] need_index
+    cdef KeyMap need_index
     cdef uint64_t key
     cdef index_t neg
 
@@ -947,13 +1007,13 @@ def greedy_heads_memo(GreedyHeadMemo memo,
             need_feature.clear()
             need_slot.clear()
             need_phi.clear()
-            need_index.clear()
+            need_index.reset()
             for j in range(n_jobs):
                 if searches[j].status != 1:
                     continue
                 key = _child_key(searches[j].node, searches[j].pending)
-                if need_index.count(key) == 0:
-                    need_index[key] = need_node.size()
+                if need_index.find(key) < 0:
+                    need_index.set(key, need_node.size())
                     need_node.push_back(searches[j].node)
                     need_feature.push_back(searches[j].pending)
                     need_slot.push_back(job_tail[j])
@@ -1032,7 +1092,8 @@ def greedy_heads_memo(GreedyHeadMemo memo,
             for j in range(n_jobs):
                 if searches[j].status == 1:
                     if searches[j].pending >= 0:
-                        searches[j].node = memo.children[_child_key(searches[j].node, searches[j].pending)]
+                        searches[j].node = <index_t> memo.children.find(
+                            _child_key(searches[j].node, searches[j].pending))
                     searches[j].pending = -1
                     searches[j].status = 0
 
