@@ -50,12 +50,14 @@ cdef extern from *:
     """
     #include <algorithm>
     #include <stdint.h>
+    /* 24 bytes: phi(H + h) itself is not stored but recomputed from n_pos and
+       n_neg by the same expression that made it (the same double). */
     struct corset_gh_entry {
         double gain;        /* phi(H + h) - phi(H) */
-        double value;       /* phi(H + h) */
         int32_t feature;    /* h */
         int32_t n_pos;      /* |D[H + h] & D_T^+| */
         int32_t n_support;  /* |D[H + h]|, every record whatever its role */
+        int32_t n_neg;      /* |D[H + h] & D_T^-| */
     };
     /* Decreasing gain, then increasing feature id: the plain search's tie rule. */
     static inline bool corset_gh_before(const corset_gh_entry& a, const corset_gh_entry& b) {
@@ -157,10 +159,10 @@ cdef extern from *:
     """
     ctypedef struct Entry "corset_gh_entry":
         double gain
-        double value
         int32_t feature
         int32_t n_pos
         int32_t n_support
+        int32_t n_neg
     bint entry_before "corset_gh_before"(const Entry& a, const Entry& b) noexcept nogil
     void top_entries "corset_gh_top"(Entry* first, Py_ssize_t k, Py_ssize_t n) noexcept nogil
     void partition_entries "corset_gh_partition"(Entry* first, Py_ssize_t k, Py_ssize_t n) noexcept nogil
@@ -173,7 +175,7 @@ cdef extern from *:
         void release() noexcept nogil
 
 
-# Entries per block of the memo (2 MB).
+# Entries per block of the memo (1.5 MB).
 cdef Py_ssize_t BLOCK_ENTRIES = 65536
 
 
@@ -327,7 +329,7 @@ cdef class GreedyHeadMemo:
 
     @property
     def n_entries(self):
-        """Stored (node, feature) entries; 32 bytes each."""
+        """Stored (node, feature) entries; 24 bytes each."""
         return self.stored
 
     cdef Entry* _store(self, const Entry* items, Py_ssize_t n) except NULL:
@@ -537,13 +539,18 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
     return n_touched
 
 
+cdef inline double _value(const Entry* e, double gamma) noexcept nogil:
+    """phi(H + h) = |D[H + h] ∩ D_T^+| - gamma·|D[H + h] ∩ D_T^-|, the plain search's arithmetic."""
+    return <double> e.n_pos - gamma * <double> e.n_neg
+
+
 cdef inline void _entry_of(Entry* e, index_t f, Workspace* w, double gamma, double phi) noexcept nogil:
     # The same arithmetic as the plain search, so that ties break alike.
-    e.value = <double> w.n_pos[f] - gamma * <double> (w.n_all[f] - w.n_pos[f] - w.n_other[f])
-    e.gain = e.value - phi
-    e.feature = f
+    e.n_neg = w.n_all[f] - w.n_pos[f] - w.n_other[f]
     e.n_pos = w.n_pos[f]
     e.n_support = w.n_all[f]
+    e.feature = f
+    e.gain = _value(e, gamma) - phi
 
 
 cdef inline void _reset(Workspace* w, Py_ssize_t n_touched) noexcept nogil:
@@ -645,7 +652,7 @@ cdef inline bint _is_candidate(index_t h, const Search* s, const Workspace* w) n
 
 
 cdef Choice _choose_from_node(const Entry* entries, Py_ssize_t n_e, Py_ssize_t n_sorted, bint complete,
-                              bint root, double phi,
+                              bint root, double phi, double gamma,
                               Search* s, const index_t* visited, Workspace* w,
                               bint* need_counting) noexcept nogil:
     """The best candidate from a node's entries (``need_counting``: the node must be completed first).
@@ -695,7 +702,7 @@ cdef Choice _choose_from_node(const Entry* entries, Py_ssize_t n_e, Py_ssize_t n
     if found >= 0 and (absent < 0 or entries[found].gain > -phi
                        or (entries[found].gain == -phi and entries[found].feature < absent)):
         c.feature = entries[found].feature
-        c.value = entries[found].value
+        c.value = _value(&entries[found], gamma)
         c.n_pos = entries[found].n_pos
         c.n_support = entries[found].n_support
     elif absent >= 0:
@@ -726,7 +733,7 @@ cdef int _advance(Search* s, GreedyHeadMemo memo, index_t* visited, double* scor
         node = s.node
         phi = memo.node_phi[node]
         c = _choose_from_node(memo.node_start[node], memo.node_length[node], memo.node_sorted[node],
-                              memo.node_complete[node], memo.node_depth[node] == 0, phi,
+                              memo.node_complete[node], memo.node_depth[node] == 0, phi, memo.gamma,
                               s, visited, w, &need_counting)
         if need_counting:
             s.pending = -2
@@ -867,11 +874,11 @@ def greedy_heads_memo(GreedyHeadMemo memo,
             for f in range(n_features):
                 if f_indptr[f + 1] > f_indptr[f]:
                     # Row 1: positives; row 0: role 0; negatives: |D[{h}]| minus both.
-                    items[n_items].value = <double> first_v[1, f] - gamma * <double> (
+                    items[n_items].n_neg = <int32_t> (
                         f_indptr[f + 1] - f_indptr[f] - first_v[1, f] - first_v[0, f])
-                    items[n_items].gain = items[n_items].value - 0.0
-                    items[n_items].feature = f
                     items[n_items].n_pos = first_v[1, f]
+                    items[n_items].gain = _value(&items[n_items], gamma) - 0.0
+                    items[n_items].feature = f
                     items[n_items].n_support = <int32_t> (f_indptr[f + 1] - f_indptr[f])
                     n_items += 1
             top_entries(items, min(memo.sorted_prefix, n_items), n_items)

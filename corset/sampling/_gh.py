@@ -100,7 +100,7 @@ class GreedyHeadSearch:
         rejection needs about 5 times fewer proposals.
     memo_max_entries : int, default=4_000_000
         The tree is dropped and rebuilt on demand once it holds more entries
-        than this (32 bytes each), checked after each call of
+        than this (24 bytes each), checked after each call of
         :meth:`sample_many` (one call can go past it).
 
     Examples
