@@ -43,7 +43,7 @@ from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
-from corset._ext._intersect cimport common_bits, popcount64, support_into_ptr
+from corset._ext._intersect cimport popcount64, support_into_ptr
 from corset._ext._gh cimport copy_sorted, job_candidate_offsets
 
 cdef extern from *:
@@ -98,6 +98,47 @@ cdef extern from *:
     }
     static inline void corset_gh_sort(corset_gh_entry* first, Py_ssize_t n) {
         std::sort(first, first + n, corset_gh_order());
+    }
+    /* The popcount loop of a node build, for every feature f: |D[f] & D[H]|,
+       |D[f] & D[H] & D_T^+| and |D[f] & D[H] & role 0| over words lo..hi;
+       features with a record in D[H] and not on the path are written to
+       touched[] in increasing id order.  Returns how many.  Built twice on
+       x86-64 Linux with GCC (target_clones): with the POPCNT instruction and
+       without, the loader picking the one the CPU runs (the same counts). */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    #define CORSET_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+    #else
+    #define CORSET_POPCNT_CLONES
+    #endif
+    CORSET_POPCNT_CLONES
+    static Py_ssize_t corset_gh_count_features(const uint64_t* feature_bits, Py_ssize_t n_features,
+                                               Py_ssize_t n_rw, const uint64_t* dh, const uint64_t* dpos,
+                                               const uint64_t* doth, int any_other, Py_ssize_t lo,
+                                               Py_ssize_t hi, const int32_t* path, Py_ssize_t n_path,
+                                               int32_t* n_all, int32_t* n_pos, int32_t* n_other,
+                                               int32_t* touched) {
+        Py_ssize_t n_touched = 0;
+        for (Py_ssize_t f = 0; f < n_features; ++f) {
+            const uint64_t* col = feature_bits + f * n_rw;
+            int64_t all = 0, pos = 0, other = 0;
+            for (Py_ssize_t k = lo; k <= hi; ++k)
+                all += __builtin_popcountll(col[k] & dh[k]);
+            if (all == 0) continue;
+            int on_path = 0;
+            for (Py_ssize_t k = 0; k < n_path; ++k)
+                if (path[k] == (int32_t) f) { on_path = 1; break; }
+            if (on_path) continue;
+            for (Py_ssize_t k = lo; k <= hi; ++k)
+                pos += __builtin_popcountll(col[k] & dpos[k]);
+            if (any_other)
+                for (Py_ssize_t k = lo; k <= hi; ++k)
+                    other += __builtin_popcountll(col[k] & doth[k]);
+            n_all[f] = (int32_t) all;
+            n_pos[f] = (int32_t) pos;
+            n_other[f] = (int32_t) other;
+            touched[n_touched++] = (int32_t) f;
+        }
+        return n_touched;
     }
     /* uint64 key -> int64 value, open addressing with linear probing in one
        array of slots (Fibonacci hashing of the key's bits).  Replaces
@@ -168,6 +209,11 @@ cdef extern from *:
     void partition_entries "corset_gh_partition"(Entry* first, Py_ssize_t k, Py_ssize_t n) noexcept nogil
     void offer_entry "corset_gh_offer"(Entry* heap, Py_ssize_t* n, Py_ssize_t k, const Entry& e) noexcept nogil
     void sort_entries "corset_gh_sort"(Entry* first, Py_ssize_t n) noexcept nogil
+    Py_ssize_t count_features "corset_gh_count_features"(
+        const uint64_t* feature_bits, Py_ssize_t n_features, Py_ssize_t n_rw, const uint64_t* dh,
+        const uint64_t* dpos, const uint64_t* doth, int any_other, Py_ssize_t lo, Py_ssize_t hi,
+        const index_t* path, Py_ssize_t n_path, index_t* n_all, index_t* n_pos, index_t* n_other,
+        index_t* touched) noexcept nogil
     cppclass KeyMap "corset_gh_keymap":
         int64_t find(uint64_t key) noexcept nogil
         void set(uint64_t key, int64_t value) except + nogil
@@ -410,11 +456,12 @@ cdef struct Workspace:
 
 
 # Counting a node by popcounts costs, per (feature, word of D[H]), two or
-# three AND-and-popcounts (about 15 operations each); the scan costs about
-# three operations per feature occurrence of D[H].  The bitsets are used when
-# the occurrences outnumber the (feature, word) pairs by this factor or more
-# (measured on emotions with negated literals: 8 to 12 were fastest).
-cdef Py_ssize_t BITSET_FACTOR = 5
+# three AND-and-popcounts (a few operations each with the POPCNT instruction,
+# about 15 without); the scan costs about three operations per feature
+# occurrence of D[H].  The bitsets are used when the occurrences outnumber the
+# (feature, word) pairs by this factor or more (replayed emotions calls, with
+# negated literals and POPCNT: 1 and 2 fastest, 3 and 5 slower by 8%).
+cdef Py_ssize_t BITSET_FACTOR = 2
 
 
 cdef inline bint _in_path(index_t f, const index_t* path, Py_ssize_t n_path) noexcept nogil:
@@ -431,12 +478,11 @@ cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path, Py_ssize_t n
     """``_count`` by popcounts: D[H] (``w.support``, ``n_support`` records in words lo..hi) as a
     bitset, ANDed with every feature's record bitset; the same counts, features touched in
     increasing id order."""
-    cdef Py_ssize_t i, k, n_touched = 0, n_all, n_pos, n_other
-    cdef index_t r, f
+    cdef Py_ssize_t i, k, n_touched
+    cdef index_t r
     cdef uint64_t* dh = w.node_bits
     cdef uint64_t* dpos = w.node_bits + n_rw
     cdef uint64_t* doth = w.node_bits + 2 * n_rw
-    cdef const uint64_t* col
     cdef bint any_other = False
     for k in range(lo, hi + 1):
         dh[k] = 0
@@ -447,20 +493,8 @@ cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path, Py_ssize_t n
         dpos[k] = dh[k] & slot_bits[k]
         doth[k] = dh[k] & slot_bits[n_rw + k]
         any_other = any_other or doth[k] != 0
-    for f in range(n_features):
-        col = feature_bits + f * n_rw
-        n_all = common_bits(col, dh, lo, hi)
-        if n_all == 0:
-            continue
-        if _in_path(f, path, n_path):
-            continue
-        n_pos = common_bits(col, dpos, lo, hi)
-        n_other = common_bits(col, doth, lo, hi) if any_other else 0
-        w.n_all[f] = <index_t> n_all
-        w.n_pos[f] = <index_t> n_pos
-        w.n_other[f] = <index_t> n_other
-        w.touched[n_touched] = f
-        n_touched += 1
+    n_touched = count_features(feature_bits, n_features, n_rw, dh, dpos, doth, any_other, lo, hi, path, n_path,
+                               w.n_all, w.n_pos, w.n_other, w.touched)
     w.n_bitset += 1
     return n_touched
 
