@@ -23,7 +23,8 @@ times more feature occurrences than there are (feature, word of D[H]'s
 record bitset) pairs — dense data, such as features with their negated
 literals — the counts are popcounts of each feature's record bitset ANDed
 with D[H]'s (and with its positives', and its role-0 records'), the same
-numbers for less work.  Entries are stored in
+numbers for less work; D[H] is then itself the AND of its features'
+bitsets.  Entries are stored in
 blocks that never move.  A root keeps every feature; a deeper node first keeps only
 its ``top_k`` best entries (memory): when none of them decides a search's
 step, the node is rebuilt complete before that search goes on, so the
@@ -110,6 +111,29 @@ cdef extern from *:
     #else
     #define CORSET_POPCNT_CLONES
     #endif
+    /* D[H] as a bitset: the AND of the path's feature bitsets (n_rw words each)
+       into dh[0..n_rw); its first and last non-zero words into *lo and *hi.
+       Returns |D[H]| (0: *lo > *hi). */
+    CORSET_POPCNT_CLONES
+    static Py_ssize_t corset_gh_and_columns(const uint64_t* feature_bits, Py_ssize_t n_rw,
+                                            const int32_t* path, Py_ssize_t n_path, uint64_t* dh,
+                                            Py_ssize_t* lo, Py_ssize_t* hi) {
+        Py_ssize_t n = 0;
+        *lo = n_rw;
+        *hi = -1;
+        for (Py_ssize_t k = 0; k < n_rw; ++k) {
+            uint64_t x = feature_bits[(Py_ssize_t) path[0] * n_rw + k];
+            for (Py_ssize_t i = 1; i < n_path; ++i)
+                x &= feature_bits[(Py_ssize_t) path[i] * n_rw + k];
+            dh[k] = x;
+            if (x) {
+                n += __builtin_popcountll(x);
+                if (*lo > k) *lo = k;
+                *hi = k;
+            }
+        }
+        return n;
+    }
     CORSET_POPCNT_CLONES
     static Py_ssize_t corset_gh_count_features(const uint64_t* feature_bits, Py_ssize_t n_features,
                                                Py_ssize_t n_rw, const uint64_t* dh, const uint64_t* dpos,
@@ -209,6 +233,10 @@ cdef extern from *:
     void partition_entries "corset_gh_partition"(Entry* first, Py_ssize_t k, Py_ssize_t n) noexcept nogil
     void offer_entry "corset_gh_offer"(Entry* heap, Py_ssize_t* n, Py_ssize_t k, const Entry& e) noexcept nogil
     void sort_entries "corset_gh_sort"(Entry* first, Py_ssize_t n) noexcept nogil
+    int __builtin_ctzll(unsigned long long) noexcept nogil
+    Py_ssize_t and_columns "corset_gh_and_columns"(const uint64_t* feature_bits, Py_ssize_t n_rw, const index_t* path,
+                                                   Py_ssize_t n_path, uint64_t* dh, Py_ssize_t* lo,
+                                                   Py_ssize_t* hi) noexcept nogil
     Py_ssize_t count_features "corset_gh_count_features"(
         const uint64_t* feature_bits, Py_ssize_t n_features, Py_ssize_t n_rw, const uint64_t* dh,
         const uint64_t* dpos, const uint64_t* doth, int any_other, Py_ssize_t lo, Py_ssize_t hi,
@@ -472,23 +500,17 @@ cdef inline bint _in_path(index_t f, const index_t* path, Py_ssize_t n_path) noe
     return False
 
 
-cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path, Py_ssize_t n_support,
+cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path,
                             Py_ssize_t n_features, const uint64_t* feature_bits, const uint64_t* slot_bits,
                             Py_ssize_t n_rw, Py_ssize_t lo, Py_ssize_t hi, Workspace* w) noexcept nogil:
-    """``_count`` by popcounts: D[H] (``w.support``, ``n_support`` records in words lo..hi) as a
-    bitset, ANDed with every feature's record bitset; the same counts, features touched in
-    increasing id order."""
-    cdef Py_ssize_t i, k, n_touched
-    cdef index_t r
+    """``_count`` by popcounts: D[H], a bitset in ``w.node_bits`` (its records in words lo..hi),
+    ANDed with every feature's record bitset; the same counts, features touched in increasing
+    id order."""
+    cdef Py_ssize_t k, n_touched
     cdef uint64_t* dh = w.node_bits
     cdef uint64_t* dpos = w.node_bits + n_rw
     cdef uint64_t* doth = w.node_bits + 2 * n_rw
     cdef bint any_other = False
-    for k in range(lo, hi + 1):
-        dh[k] = 0
-    for i in range(n_support):
-        r = w.support[i]
-        dh[r >> 6] |= (<uint64_t> 1) << (r & 63)
     for k in range(lo, hi + 1):
         dpos[k] = dh[k] & slot_bits[k]
         doth[k] = dh[k] & slot_bits[n_rw + k]
@@ -513,15 +535,29 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
     cdef ptr_t p, a, b
     cdef index_t r, f
     cdef uint8_t rr
-    n_support = support_into_ptr(f_indptr, f_ids, path, n_path, n_records, w.support, w.order)
+    cdef uint64_t x
+    if feature_bits != NULL and n_path > 0:
+        # D[H] as the AND of the path's bitsets.  Popcounts when its records hold many
+        # more feature occurrences (estimated from the mean record length: the choice
+        # changes only the cost) than there are (feature, word) pairs; else its ids.
+        n_support = and_columns(feature_bits, n_rw, path, n_path, w.node_bits, &lo, &hi)
+        if n_support == 0:
+            return 0
+        if (<double> n_support * <double> r_indptr[n_records]
+                >= <double> BITSET_FACTOR * n_features * (hi - lo + 1) * n_records):
+            return _count_bits(path, n_path, n_features, feature_bits, slot_bits, n_rw, lo, hi, w)
+        n_support = 0
+        for k in range(lo, hi + 1):
+            x = w.node_bits[k]
+            while x:
+                w.support[n_support] = <index_t> ((k << 6) + __builtin_ctzll(x))
+                n_support += 1
+                x &= x - 1
+    else:
+        n_support = support_into_ptr(f_indptr, f_ids, path, n_path, n_records, w.support, w.order)
     for i in range(n_support):
         r = w.support[i]
         n_scan += r_indptr[r + 1] - r_indptr[r]
-    if feature_bits != NULL and n_support > 0:
-        lo = w.support[0] >> 6
-        hi = w.support[n_support - 1] >> 6
-        if n_scan >= BITSET_FACTOR * n_features * (hi - lo + 1):
-            return _count_bits(path, n_path, n_support, n_features, feature_bits, slot_bits, n_rw, lo, hi, w)
     if n_scan >= n_features:
         # Dense: count every occurrence (one loop per role, no test in the loops), then
         # drop the path's features and collect the touched ones in one pass over F.
