@@ -265,13 +265,15 @@ def test_small_feature_spaces_keep_every_entry():
 def test_bitsets_and_stamps_build_the_same_trees(global_random_seed):
     """The step limit min(max_length, |F_{D+} \\ F_{D-}|) computed on bitsets equals the stamps'
     one: the same searches stop at the same step, so the same nodes get built.  Dense records
-    make |F_{D+} \\ F_{D-}| (about 4) the binding limit, below max_head_length."""
+    make |F_{D+} \\ F_{D-}| (about 4) the binding limit, below max_head_length.  Without feature
+    bitsets, so that no last step is made without its node (that needs both)."""
     rng = np.random.RandomState(global_random_seed)
     data = BinaryData(rng.rand(60, 40) < 0.9, (rng.rand(60, 2) < 0.5).astype(np.uint8))
     tails = [t for t in [(0,), (1,)] if data.tail_support(np.asarray(t, np.int32)).size]
     trees = []
     for bits in (True, False):
         memo = GreedyHeadSearch(data, seed="uniform", max_head_length=10, gamma=1.0, epsilon=0.0)
+        memo._column_bits = (None, 0)
         if not bits:
             memo._bits = (None, 0)
         heads = [memo.sample_many(tails, 20, random_state=call) for call in range(2)]
@@ -372,3 +374,31 @@ def test_every_node_is_built_once_across_many_calls(global_random_seed):
     before = memo.n_nodes
     search.sample_many(tails, 30, random_state=1)
     assert memo.n_nodes == before
+
+
+@pytest.mark.parametrize("max_head_length", [2, 3, 4])
+@pytest.mark.parametrize("seed, candidates", [("uniform", "difference"), ("paper", "difference"),
+                                              ("uniform", "positive"), ("deterministic", "difference")])
+def test_last_steps_without_nodes_match_plain_kernel(global_random_seed, max_head_length, seed, candidates):
+    """Dense records (features with their negated literals: every record holds half of the
+    literals) and many literals: searches whose last step has few candidates make it without
+    the node (``n_direct_steps``), and the heads are the plain kernel's."""
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(120, 40) < rng.uniform(0.05, 0.3)
+    Y = rng.rand(120, 3) < 0.4
+    data = BinaryData.with_negations(X, Y, np.arange(40))
+    tails = [(k,) for k in range(3) if data.tail_support(np.asarray([k], np.int32)).size] + [(0, 1)]
+    tails = [t for t in tails if data.tail_support(np.asarray(t, np.int32)).size]
+    options = dict(seed=seed, candidates=candidates, max_head_length=max_head_length, gamma=0.5, epsilon=0.0)
+    memo = GreedyHeadSearch(data, memo=True, **options)
+    plain = GreedyHeadSearch(data, memo=False, **options)
+    for call in range(3):
+        got = memo.sample_many(tails, 30, random_state=call, n_threads=1 + call % 2)
+        assert got == plain.sample_many(tails, 30, random_state=call)
+    direct = memo._memo.n_direct_steps
+    if seed == "deterministic":
+        assert direct == 0       # no seed record: no candidates' bitset
+    elif candidates == "difference":
+        assert direct > 0        # F_{D+} minus F_{D-}: a few of the 80 literals
+    else:
+        assert direct == 0       # F_{D+}: 40 literals, too many for a direct last step
