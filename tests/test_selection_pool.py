@@ -4,6 +4,9 @@ Each compiled piece is compared with a plain-Python reference on random
 inputs; the array path of the candidate generator and of the greedy
 selection is compared with the tuple path (same draws, same rules).
 """
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -319,3 +322,205 @@ def test_column_bitsets_are_built_once_and_capped(monkeypatch):
         np.testing.assert_array_equal(ids, data.feature_records[j])
     monkeypatch.setattr(binarydata, "BITSET_BYTES", 8)
     assert BinaryData(data.X, data.Y).column_bitsets() == (None, None, 0)
+
+
+def _boundary_family(rng, n_ids):
+    """Every split of one random id sequence into a non-empty head and tail: the rules share their
+    concatenated ids and differ only by where the head ends ((1, 2), (3,)) vs ((1,), (2, 3))."""
+    ids = tuple(sorted(rng.choice(n_ids, size=rng.randint(2, 6), replace=False).tolist()))
+    return [(ids[:k], ids[k:]) for k in range(1, len(ids))]
+
+
+def _universe(rng, n_distinct):
+    """At least ``n_distinct`` distinct rules in random order, and the boundary families among them.
+
+    Random rules, boundary families (:func:`_boundary_family`), and a family with an empty head or tail."""
+    family = [((), (1, 2)), ((1,), (2,)), ((1, 2), ())]
+    rules, families = dict.fromkeys(family + [((), ())]), [family]
+    while len(rules) < n_distinct:
+        if rng.rand() < 0.3:
+            family = _boundary_family(rng, 12)
+            families.append(family)
+            rules.update(dict.fromkeys(family))
+        else:
+            head = tuple(sorted(rng.choice(400, size=rng.randint(1, 5), replace=False).tolist()))
+            tail = tuple(sorted(rng.choice(20, size=rng.randint(1, 4), replace=False).tolist()))
+            rules[(head, tail)] = None
+    rules = list(rules)
+    rng.shuffle(rules)
+    return rules, families
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_registry_matches_a_dictionary_reference(seed):
+    """register and register_pool against a dict keyed by (head, tail): numbers, kept rules, flags.
+
+    Pools mix new rules with old ones (repeats across pools), repeat rules within the pool, hold
+    whole boundary families (rules whose concatenated ids collide across the head/tail boundary),
+    and alternate with empty batches; three seeds reach 50,000 distinct rules (the table's slots
+    are rehashed many times, its arena reallocated)."""
+    rng = np.random.RandomState(seed)
+    big = seed < 3
+    universe, families = _universe(rng, 50_000 if big else 2_000)
+    registry = RuleRegistry()
+    reference = {}
+    chosen = set()
+    empty = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
+    frontier = 0  # rules universe[:frontier] have been offered so far
+    while frontier < len(universe):
+        if rng.rand() < 0.1:  # empty batches change nothing
+            assert registry.register(*empty, *empty).size == 0
+            arrays, numbers, flags = registry.register_pool(*empty, *empty)
+            assert numbers.size == flags.size == 0 and arrays[0].tolist() == [0] and arrays[2].tolist() == [0]
+            assert len(registry) == len(reference)
+            continue
+        size = int(rng.randint(1, 600 if big else 80))
+        new = universe[frontier:frontier + int(rng.randint(0, size + 1))]
+        frontier += len(new)
+        rules = new + [universe[i] for i in rng.randint(0, frontier, size=size)] if frontier else []
+        rules += [rules[i] for i in rng.randint(0, len(rules), size=len(rules) // 4)] if rules else []
+        if rng.rand() < 0.3:
+            rules += families[rng.randint(len(families))]
+        rng.shuffle(rules)
+        heads, tails = _csr([h for h, _ in rules]), _csr([t for _, t in rules])
+        n_before = len(reference)
+        if rng.rand() < 0.2:
+            got = registry.register(*heads, *tails)
+            assert got.tolist() == [reference.setdefault(rule, len(reference)) for rule in rules]
+        else:
+            (hp, hi, tp, ti), numbers, flags = registry.register_pool(*heads, *tails)
+            want_kept = list(dict.fromkeys(rules))
+            want_numbers = [reference.setdefault(rule, len(reference)) for rule in want_kept]
+            assert list(zip(_rows(hp, hi), _rows(tp, ti))) == want_kept
+            assert numbers.tolist() == want_numbers
+            assert flags.tolist() == [(n >= n_before) | (2 if n in chosen else 0) for n in want_numbers]
+            if numbers.size and rng.rand() < 0.5:
+                pick = int(numbers[rng.randint(numbers.size)])
+                registry.mark_chosen(pick)
+                chosen.add(pick)
+        assert len(registry) == len(reference)
+    # Every rule reads back from its number, and registering everything again adds nothing.
+    by_number = list(reference)
+    assert len(by_number) == len(universe)
+    probe = rng.choice(len(by_number), size=min(len(by_number), 3000), replace=False)
+    assert [registry._rule(int(n)) for n in probe] == [by_number[n] for n in probe]
+    heads, tails = _csr([h for h, _ in by_number]), _csr([t for _, t in by_number])
+    assert registry.register(*heads, *tails).tolist() == list(range(len(by_number)))
+    assert len(registry) == len(by_number)
+
+
+def test_registry_clear_then_reuse():
+    rng = np.random.RandomState(7)
+    registry = RuleRegistry()
+    first = _universe(rng, 5_000)[0][:5_000]
+    heads, tails = _csr([h for h, _ in first]), _csr([t for _, t in first])
+    assert registry.register(*heads, *tails).tolist() == list(range(5_000))
+    registry.mark_chosen(3)
+    registry.mark_chosen(4_999)
+    registry.clear()
+    assert len(registry) == 0
+    with pytest.raises(ValueError, match="number 0"):
+        registry.mark_chosen(0)
+    # Numbering starts again at 0, the chosen marks are gone, and the table grows again from nothing.
+    second = _universe(np.random.RandomState(8), 20_000)[0][:20_000]
+    pool = [second[i] for i in rng.randint(0, len(second), size=60_000)] + second
+    (hp, hi, tp, ti), numbers, flags = _register(registry, pool)
+    kept = list(dict.fromkeys(pool))
+    assert list(zip(_rows(hp, hi), _rows(tp, ti))) == kept
+    assert numbers.tolist() == list(range(len(kept)))
+    assert flags.tolist() == [1] * len(kept)
+    assert len(registry) == len(kept) == 20_000
+    assert [registry._rule(n) for n in (0, 3, 4_999, 19_999)] == [kept[0], kept[3], kept[4_999], kept[19_999]]
+    # A rule of the first life is a stranger now unless the second one met it.
+    in_second = set(second)
+    rule = next(r for r in first if r not in in_second)
+    _, numbers, flags = _register(registry, [rule, kept[3]])
+    assert numbers.tolist() == [20_000, 3] and flags.tolist() == [1, 0]
+    registry.clear()
+    registry.clear()  # clearing an empty registry is fine
+    assert _register(registry, [rule, rule])[1].tolist() == [0]
+
+
+def test_registry_chosen_flags():
+    registry = RuleRegistry()
+    a, b, c, d = ((0,), (1,)), ((0, 1), (2,)), ((0,), (1, 2)), ((5,), (0,))
+    # Registered through register(): not new in a later pool (bit 0 clear).
+    heads, tails = _csr([a[0]]), _csr([a[1]])
+    assert registry.register(*heads, *tails).tolist() == [0]
+    _, numbers, flags = _register(registry, [b, a, b, c])
+    assert numbers.tolist() == [1, 0, 2] and flags.tolist() == [1, 0, 1]
+    registry.mark_chosen(2)
+    registry.mark_chosen(2)  # twice: same as once
+    registry.mark_chosen(0)
+    for bad in (-1, 3, 2**40):
+        with pytest.raises(ValueError, match=f"no rule has number {bad}"):
+            registry.mark_chosen(bad)
+    # Chosen marks persist from pool to pool, on the first occurrence of the rule in the pool.
+    for d_flag in (1, 0):  # d is new in the first of these two pools only
+        _, numbers, flags = _register(registry, [c, d, a, c, b, a])
+        assert numbers.tolist() == [2, 3, 0, 1] and flags.tolist() == [2, d_flag, 2, 0]
+    registry.mark_chosen(3)
+    _, numbers, flags = _register(registry, [d, b])
+    assert numbers.tolist() == [3, 1] and flags.tolist() == [2, 0]
+    # Rules with the same concatenated ids are different rules: only c = ((0,), (1, 2)) is chosen.
+    _, numbers, flags = _register(registry, [((0, 1), (2,)), ((0,), (1, 2)), ((0, 1, 2), ())])
+    assert numbers.tolist() == [1, 2, 4] and flags.tolist() == [0, 2, 1]
+
+
+_OOM_SCRIPT = r"""
+import resource, sys
+import subprocess
+import sys
+
+import numpy as np
+from corset._ext._ruleset import RuleRegistry
+
+method, headroom_mb = sys.argv[1], int(sys.argv[2])
+n = 1_000_000
+hp = np.arange(n + 1, dtype=np.int64)
+hi = np.arange(n, dtype=np.int32)
+tp = np.arange(n + 1, dtype=np.int64)
+ti = np.zeros(n, dtype=np.int32)
+registry = RuleRegistry()
+registry.register(hp[:1001], hi[:1000], tp[:1001], ti[:1000])
+call = registry.register if method == "register" else registry.register_pool
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+with open("/proc/self/status") as f:
+    vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+limit = vm + headroom_mb * 2**20
+if hard != resource.RLIM_INFINITY and hard < limit:
+    print("skip: hard RLIMIT_AS too low")
+    sys.exit(0)
+resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+try:
+    call(hp, hi, tp, ti)
+    raised = False
+except MemoryError:
+    raised = True
+resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+k = len(registry)
+assert raised, "no MemoryError"
+assert 1000 < k < n, k          # the table ran out part-way through the batch
+assert registry._rule(k - 1) == ((k - 1,), (0,))
+if method == "register":
+    assert registry.register(hp, hi, tp, ti).tolist() == list(range(n))
+else:
+    _, numbers, flags = registry.register_pool(hp, hi, tp, ti)
+    assert numbers.tolist() == list(range(n))
+    assert (flags[:k] == 0).all() and (flags[k:] == 1).all()
+assert len(registry) == n
+print("ok", k)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc/self/status")
+@pytest.mark.parametrize("method, headroom_mb", [("register", 30), ("register_pool", 50)])
+def test_registry_out_of_memory_keeps_it_consistent(method, headroom_mb):
+    """Out of memory part-way through a batch: MemoryError, the rules registered so far keep their
+    numbers, and the registry goes on working once memory is back."""
+    proc = subprocess.run([sys.executable, "-c", _OOM_SCRIPT, method, str(headroom_mb)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    if proc.stdout.startswith("skip"):
+        pytest.skip(proc.stdout.strip())
+    assert proc.stdout.startswith("ok")
