@@ -116,6 +116,7 @@ class CandidateGenerator:
         self._rng = check_seed(random_state)
         self.skipped_tails_ = []
         self.exhausted_ = False
+        self._canonical_tails = {}   # id -> tail, for tails found canonical
 
     @property
     def pool_shape(self):
@@ -191,7 +192,7 @@ class CandidateGenerator:
             arrays, errors = self._head_sampler.sample_pool(tails, self.n_heads_per_tail, self._rng,
                                                             n_threads=self.n_jobs)
             self._check_errors(tails, errors)
-            if all(_is_canonical(t, data.n_labels) and t for t in tails):
+            if self._all_canonical(tails):
                 # Heads from the kernel (sorted feature ids of the data), canonical tails: no checks.
                 return CandidatePool._trusted(*arrays, n_features=data.n_features, n_labels=data.n_labels)
             return CandidatePool(*arrays, n_features=data.n_features, n_labels=data.n_labels)
@@ -206,6 +207,25 @@ class CandidateGenerator:
         self._check_errors(tails, errors)
         rules = [(h, tail) for tail, heads in zip(tails, batches) for h in heads]
         return CandidatePool.from_rules(rules, n_features=data.n_features, n_labels=data.n_labels)
+
+    def _all_canonical(self, tails):
+        """Whether every tail is a non-empty canonical tuple (:func:`~corset._validation._is_canonical`).
+
+        Tuples found canonical are remembered by identity (tuples are
+        immutable, and the dict keeps them alive): the tail samplers hand out
+        the same tuple objects for the same tails, step after step.
+        """
+        known = self._canonical_tails
+        n_labels = self.data.n_labels
+        for t in tails:
+            if known.get(id(t)) is t:
+                continue
+            if not (type(t) is tuple and t and _is_canonical(t, n_labels)):
+                return False
+            if len(known) >= 65536:
+                known.clear()
+            known[id(t)] = t
+        return True
 
     def _check_errors(self, tails, errors):
         """Record the tails skipped for a sampling error; raise the others (in tail order)."""

@@ -46,7 +46,7 @@ or a search that cannot reach ``min_head_length`` features, yields no head:
 that draw is dropped, so ``sample`` may return fewer than ``n`` heads.
 """
 from collections import Counter
-from itertools import chain
+from itertools import accumulate, chain
 
 import numpy as np
 
@@ -486,17 +486,16 @@ class GreedyHeadSearch:
                 self.candidates == "difference", self.min_head_length, max_length, int(n_threads))
         # Jobs are grouped by tail slot, in slot order: slot i starts after all earlier slots' jobs;
         # occurrence k of a tail takes the slot's n jobs from starts[i] + k·n on.
-        starts = (np.cumsum(job_counts) - job_counts).tolist() if job_counts else []
-        used = [0] * len(distinct)
-        first_job = np.full(len(tails), -1, dtype=np.int64)
+        next_job = list(accumulate(job_counts, initial=0))
+        first = []
         errors = []
-        for o, tail in enumerate(tails):
+        for tail in tails:
             i = slot[tail]
-            errors.append(tail_errors[i])
-            if tail_errors[i] is None:
-                first_job[o] = starts[i] + used[i] * n
-            used[i] += 1
-        return (indptr, ids), first_job, errors
+            error = tail_errors[i]
+            errors.append(error)
+            first.append(-1 if error is not None else next_job[i])
+            next_job[i] += n
+        return (indptr, ids), np.array(first, dtype=np.int64), errors
 
 
 def make_head_sampler(data, *, proposal="paper", min_head_length=1, max_head_length=None, **options):
