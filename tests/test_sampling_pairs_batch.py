@@ -40,3 +40,43 @@ def test_proposal_limit_is_reported_per_tail():
     pairs, errors = sampler.sample_pairs_many([(0,), (1,)], [200, 200], 0)
     assert any(isinstance(e, ProposalLimitError) for e in errors)
     assert all((p is None) == (e is not None) for p, e in zip(pairs, errors))
+
+
+def test_log_gap_table_holds_the_acceptance_terms_bit_for_bit():
+    """Every entry is log1p(-exp(log W_k - log W_a)) as the C library computes it (Python's
+    math module calls the same functions), for the listed sizes a only."""
+    import math
+
+    from corset._ext import _heads
+    from corset.sampling._weights import log_head_counts
+
+    for m, M in [(1, 3), (2, 5), (1, None), (3, 3)]:
+        log_w = log_head_counts(60, m, M)
+        sizes = np.array([0, 1, 2, 5, 17, 17, 40, 60], dtype=np.int64)
+        table, offset = _heads.log_gap_table(log_w, sizes)
+        assert offset.shape == log_w.shape
+        for a in range(log_w.shape[0]):
+            listed = a in sizes.tolist() and a > 0 and np.isfinite(log_w[a])
+            assert (offset[a] >= 0) == listed
+            if listed:
+                for k in range(a):
+                    expected = math.log1p(-math.exp(log_w[k] - log_w[a]))
+                    assert table[offset[a] + k] == expected or (math.isinf(expected) and
+                                                                table[offset[a] + k] == expected)
+
+
+@pytest.mark.parametrize("method", ["cftp", "rejection"])
+def test_pairs_are_the_same_with_and_without_the_gap_table(global_random_seed, method):
+    data = _data(global_random_seed)
+    tails = [t for t in [(0,), (1,), (0, 1), (2,)] if data.tail_support(t).size]
+    counts = [40] * len(tails)
+    with_table = HeadSampler(data, method=method, max_head_length=3)
+    without = HeadSampler(data, method=method, max_head_length=3)
+    without._gap = (None, None)
+    got, errors = with_table.sample_pairs_many(tails, counts, global_random_seed)
+    want, want_errors = without.sample_pairs_many(tails, counts, global_random_seed)
+    assert with_table._gap[0] is not None
+    for g, w, e, f in zip(got, want, errors, want_errors):
+        assert type(e) is type(f)
+        if g is not None:
+            assert np.array_equal(g[0], w[0]) and np.array_equal(g[1], w[1])

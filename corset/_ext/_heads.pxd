@@ -55,6 +55,11 @@ ctypedef struct PairProposal:
     # log W_n for n = 0..len-1, W_n = sum_{j=m..M} C(n, j): the number of heads of
     # allowed length inside a set of n features (-inf when W_n = 0).
     const double* log_w
+    # Optional (NULL: computed): log1p(-exp(log W_k - log W_a)) for 0 <= k < a at
+    # log_gap[gap_offset[a] + k], for the record sizes a with gap_offset[a] >= 0
+    # (``log_gap_table``: the same doubles as computing them).
+    const double* log_gap
+    const int64_t* gap_offset
     int64_t max_proposals
     int mutation
 

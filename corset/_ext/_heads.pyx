@@ -125,6 +125,39 @@ cdef inline Py_ssize_t _common_features(const PairProposal* p, index_t r_pos, pt
     return common_bits(x, y, lo >> 6, hi >> 6)
 
 
+cdef inline double _log_gap(const double* log_w, Py_ssize_t a, Py_ssize_t k) noexcept nogil:
+    """log1p(-W_k / W_a) = log1p(-exp(log W_k - log W_a)), for k < a."""
+    return log1p(-exp(log_w[k] - log_w[a]))
+
+
+def log_gap_table(const double[::1] log_w, const int64_t[::1] sizes):
+    """``(log_gap, gap_offset)``: :func:`_log_gap` for every record size a in ``sizes`` and k < a.
+
+    ``log_gap[gap_offset[a] + k]`` = log1p(-exp(log W_k - log W_a)) for 0 <= k < a,
+    computed by the acceptance ratio's own expression (the same doubles);
+    ``gap_offset`` has one entry per size 0..len(log_w) - 1, -1 for sizes not in
+    ``sizes`` (and for sizes of weight 0, never accepted).  Every seed-pair
+    proposal of CORSET-GH needs this term, with k = |F_{D+} ∩ F_{D-}| and
+    a = |F_{D+}|; reading it saves a log1p and an exp per proposal.
+    """
+    cdef Py_ssize_t n = log_w.shape[0], i, a, k, total = 0
+    offsets = np.full(max(n, 1), -1, dtype=np.int64)
+    cdef int64_t[::1] off = offsets
+    for i in range(sizes.shape[0]):
+        a = sizes[i]
+        if 0 < a < n and off[a] < 0 and log_w[a] > -INFINITY:
+            off[a] = total
+            total += a
+    table = np.empty(max(total, 1), dtype=np.float64)
+    cdef double[::1] t = table
+    with nogil:
+        for a in range(n):
+            if off[a] >= 0:
+                for k in range(a):
+                    t[off[a] + k] = _log_gap(&log_w[0], a, k)
+    return table, offsets
+
+
 cdef double log_acceptance(const PairProposal* p, Py_ssize_t i_pos, Py_ssize_t i_neg) noexcept nogil:
     """log r = log(w(D+, D-) / w̄(D+, D-)); -inf for a pair of weight 0."""
     cdef index_t r_pos = p.pos_records[i_pos], r_neg = p.neg_records[i_neg]
@@ -138,8 +171,12 @@ cdef double log_acceptance(const PairProposal* p, Py_ssize_t i_pos, Py_ssize_t i
         if p.mutation == MUTATION_ZERO_WEIGHT:
             return 0.0
         return -INFINITY
-    # log(W_a - W_k) - log q+ - log q-, with log(W_a - W_k) = log W_a + log1p(-W_k / W_a).
-    log_ratio = (p.log_w[a] - p.pos_log_proposal[i_pos]) + log1p(-exp(p.log_w[k] - p.log_w[a]))
+    # log(W_a - W_k) - log q+ - log q-, with log(W_a - W_k) = log W_a + log1p(-W_k / W_a),
+    # the last term read from the table when it has this record size.
+    if p.log_gap != NULL and p.gap_offset[a] >= 0:
+        log_ratio = (p.log_w[a] - p.pos_log_proposal[i_pos]) + p.log_gap[p.gap_offset[a] + k]
+    else:
+        log_ratio = (p.log_w[a] - p.pos_log_proposal[i_pos]) + _log_gap(p.log_w, a, k)
     if p.neg_log_proposal != NULL:
         log_ratio -= p.neg_log_proposal[i_neg]
     return log_ratio
@@ -420,6 +457,8 @@ cdef class PairSampler:
         self.c.feature_indptr = &feature_indptr[0]
         self.c.feature_ids = &feature_ids[0] if feature_ids.shape[0] > 0 else NULL
         self.c.log_w = &log_w[0]
+        self.c.log_gap = NULL
+        self.c.gap_offset = NULL
         self.c.max_proposals = max_proposals
         self.c.mutation = mutation
         self.c.feature_bits = NULL
@@ -802,7 +841,7 @@ cdef Py_ssize_t _fill_paper(const index_t* positives, Py_ssize_t n_pos, Py_ssize
 
 def paper_samplers(const int[::1] status, const int64_t[::1] pos_indptr, const index_t[::1] pos_ids,
                    const int64_t[::1] widest, list scaled_rows, feature_indptr, feature_ids, log_w,
-                   feature_bits, Py_ssize_t n_words, int64_t max_proposals):
+                   feature_bits, Py_ssize_t n_words, int64_t max_proposals, log_gap=None, gap_offset=None):
     """Step 2: a :class:`PairSampler` per tail of status BUILD_OK (None for the others).
 
     ``scaled_rows[n]`` (for every n in ``widest`` of a BUILD_OK tail) holds
@@ -810,9 +849,22 @@ def paper_samplers(const int[::1] status, const int64_t[::1] pos_indptr, const i
     (``corset.sampling._weights.scale_log_weights``) of a record with a
     features in a tail whose widest positive record has n features.
     ``feature_indptr``, ``feature_ids``, ``log_w`` and ``feature_bits`` (or
-    None) are those the samplers point into.
+    None) are those the samplers point into, and so are ``log_gap`` and
+    ``gap_offset`` (:func:`log_gap_table` of ``log_w``; None: the samplers
+    compute that term).
     """
     cdef Py_ssize_t n_tails = status.shape[0], t, n_pos, n_neg
+    cdef const double[::1] vgap
+    cdef const int64_t[::1] voff
+    cdef const double* gap = NULL
+    cdef const int64_t* gap_off = NULL
+    if log_gap is not None:
+        vgap = log_gap
+        voff = gap_offset
+        if voff.shape[0] != len(log_w):
+            raise ValueError("paper_samplers: gap_offset must have one entry per size of log_w")
+        gap = &vgap[0]
+        gap_off = &voff[0]
     cdef const ptr_t[::1] vindptr = feature_indptr
     cdef const index_t[::1] vfeatures = feature_ids
     cdef const double[::1] vlog_w = log_w
@@ -851,7 +903,7 @@ def paper_samplers(const int[::1] status, const int64_t[::1] pos_indptr, const i
                                         <index_t*>ps.c.pos_records, <index_t*>ps.c.neg_records,
                                         <double*>ps.c.pos_cumulative, <double*>ps.c.pos_log_proposal)
         ps.arrays = (pos_records, pos_cumulative, pos_log_proposal, neg_records, None, None,
-                     feature_indptr, feature_ids, log_w, feature_bits)
+                     feature_indptr, feature_ids, log_w, feature_bits, log_gap, gap_offset)
         ps.c.n_pos = n_pos
         ps.c.neg_cumulative = NULL
         ps.c.neg_log_proposal = NULL
@@ -862,6 +914,8 @@ def paper_samplers(const int[::1] status, const int64_t[::1] pos_indptr, const i
         ps.c.feature_bits = bits
         ps.c.n_words = n_words
         ps.c.log_w = &vlog_w[0]
+        ps.c.log_gap = gap
+        ps.c.gap_offset = gap_off
         ps.c.max_proposals = max_proposals
         ps.c.mutation = MUTATION_NONE
         ps.widest_positive = widest[t]

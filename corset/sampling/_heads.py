@@ -82,6 +82,9 @@ _CACHE_BYTES = 64 * 2**20
 _BITSET_BYTES = 64 * 2**20
 """Largest per-record feature bitset table (n_records * ceil(n_features / 64) words) a sampler builds."""
 
+_GAP_TABLE_ENTRIES = 2**20
+"""Largest table of log1p(-W_k / W_a), per record size a and k < a, a sampler builds (8 MB)."""
+
 
 def _csr_positions(indptr, rows):
     """Positions in a CSR ``ids`` array of the entries of ``rows`` (concatenated)."""
@@ -198,8 +201,23 @@ class HeadSampler:
         # made for the widths n of the widest positive records met (at most max |F_D| rows).
         self._scaled_rows = [None] * (n_max + 1)
         self._feature_bits = None
+        self._gap = None
         self._n_words = max(1, -(-n_max // 64))
         self._use_bits = data.n_records * self._n_words * 8 <= _BITSET_BYTES
+
+    def _gap_table(self):
+        """``(log_gap, gap_offset)`` of ``_heads.log_gap_table`` for the data's record sizes (built once).
+
+        ``(None, None)`` past ``_GAP_TABLE_ENTRIES`` doubles (the kernels then
+        compute the term).
+        """
+        if self._gap is None:
+            sizes = np.unique(np.asarray(self.data.record_n_features, dtype=np.int64))
+            if int(sizes.sum()) <= _GAP_TABLE_ENTRIES:
+                self._gap = _heads.log_gap_table(self._log_w, sizes)
+            else:
+                self._gap = (None, None)
+        return self._gap
 
     def _bits(self):
         """The per-record feature bitsets (built on first use), or None when they would not fit."""
@@ -251,7 +269,7 @@ class HeadSampler:
                     rows[n] = np.exp(log_w[:n + 1] - float(log_w[n]))
         samplers = _heads.paper_samplers(status, pos_indptr, pos_ids, widest, rows, self._feature_indptr,
                                          self._feature_ids, log_w, self._bits(), self._n_words,
-                                         self.max_proposals)
+                                         self.max_proposals, *self._gap_table())
         return status.tolist(), samplers
 
     def _build_python(self, tail, key):
