@@ -9,8 +9,9 @@ For each dataset, fits ``CorsetClassifier(random_state=seed)`` on the
 official training split (binarized as in the paper's protocol), times every
 call of ``corset._ext._gh_memo.greedy_heads_memo`` (the GH searches of the
 fit), and prints the size of the memo at the end of the fit: nodes, stored
-entries (32 bytes each) and nodes completed because their truncated list
-held none of a search's candidates.
+entries (24 bytes each), nodes completed because their truncated list
+held none of a search's candidates, and searches whose last step was made
+without its node (dense records).
 """
 import argparse
 import sys
@@ -55,7 +56,7 @@ def stats(name, seed):
     memo = record["memo"]
     return [name, f"{fit:.2f}", f"{record['time']:.2f}", record["calls"], record["jobs"],
             memo.n_nodes if memo else 0, memo.n_entries if memo else 0, memo.n_upgrades if memo else 0,
-            len(model.rules_)]
+            memo.n_direct_steps if memo else 0, len(model.rules_)]
 
 
 def main(argv=None):
@@ -63,7 +64,8 @@ def main(argv=None):
     parser.add_argument("--datasets", nargs="+", default=DEFAULT_DATASETS)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    header = ["dataset", "fit s", "GH s", "calls", "searches", "nodes", "entries", "completed", "rules"]
+    header = ["dataset", "fit s", "GH s", "calls", "searches", "nodes", "entries", "completed", "direct",
+              "rules"]
     print("  ".join(f"{h:>9}" for h in header))
     for name in args.datasets:
         print("  ".join(f"{v:>9}" for v in stats(name, args.seed)), flush=True)

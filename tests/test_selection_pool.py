@@ -515,11 +515,13 @@ print("ok", k)
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc/self/status")
 @pytest.mark.parametrize("method, headroom_mb", [("register", 30), ("register_pool", 50)])
-def test_registry_out_of_memory_keeps_it_consistent(method, headroom_mb):
+def test_registry_out_of_memory_keeps_it_consistent(method, headroom_mb, tmp_path):
     """Out of memory part-way through a batch: MemoryError, the rules registered so far keep their
     numbers, and the registry goes on working once memory is back."""
+    # Run outside the source tree, so that the child imports the installed (compiled) package
+    # as the tests do, not the source folder.
     proc = subprocess.run([sys.executable, "-c", _OOM_SCRIPT, method, str(headroom_mb)],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     if proc.stdout.startswith("skip"):
         pytest.skip(proc.stdout.strip())
