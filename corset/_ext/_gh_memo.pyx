@@ -541,6 +541,17 @@ cdef Py_ssize_t LAST_STEP_READS = 4
 cdef double LAST_STEP_DENSITY = 0.25
 
 
+cdef void _role_bits(const uint8_t* role, Py_ssize_t n_records, uint64_t* positives,
+                     uint64_t* others) noexcept nogil:
+    """A tail slot's positives (role 1) and records of role 0 as bitsets (zeroed on entry)."""
+    cdef Py_ssize_t k
+    for k in range(n_records):
+        if role[k] == 1:
+            positives[k >> 6] |= (<uint64_t> 1) << (k & 63)
+        elif role[k] == 0:
+            others[k >> 6] |= (<uint64_t> 1) << (k & 63)
+
+
 cdef inline bint _in_path(index_t f, const index_t* path, Py_ssize_t n_path) noexcept nogil:
     cdef Py_ssize_t k
     for k in range(n_path):
@@ -1051,7 +1062,6 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     cdef uint64_t[:, :, ::1] sbits = slot_bits
     slot_ready = np.zeros(max(n_slots, 1), dtype=np.uint8)
     cdef uint8_t[::1] sready = slot_ready
-    cdef const uint8_t* role_p
 
     # Roots: phi(∅) = 0; every feature that occurs, all kept.  The positives and the
     # records of role 0 of D[{h}] are counted in one pass over those records (few);
@@ -1200,12 +1210,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                 if not direct[t]:
                     continue
                 sready[t] = 1
-                role_p = &roles[t, 0]
-                for k in range(n_records):
-                    if role_p[k] == 1:
-                        sbits[t, 0, k >> 6] |= (<uint64_t> 1) << (k & 63)
-                    elif role_p[k] == 0:
-                        sbits[t, 1, k >> 6] |= (<uint64_t> 1) << (k & 63)
+                _role_bits(&roles[t, 0], n_records, &sbits[t, 0, 0], &sbits[t, 1, 0])
 
     try:
         while True:
@@ -1275,12 +1280,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                         if sready[t]:
                             continue
                         sready[t] = 1
-                        role_p = &roles[t, 0]
-                        for k in range(n_records):
-                            if role_p[k] == 1:
-                                sbits[t, 0, k >> 6] |= (<uint64_t> 1) << (k & 63)
-                            elif role_p[k] == 0:
-                                sbits[t, 1, k >> 6] |= (<uint64_t> 1) << (k & 63)
+                        _role_bits(&roles[t, 0], n_records, &sbits[t, 0, 0], &sbits[t, 1, 0])
 
             # 3. Build them (paths recovered through the parents), in parallel.
             with nogil:
