@@ -402,3 +402,25 @@ def test_last_steps_without_nodes_match_plain_kernel(global_random_seed, max_hea
         assert direct > 0        # F_{D+} minus F_{D-}: a few of the 80 literals
     else:
         assert direct == 0       # F_{D+}: 40 literals, too many for a direct last step
+
+
+def test_last_steps_without_nodes_count_records_of_role_zero(global_random_seed):
+    """``uncovered=True``: positives whose tail labels are all covered get role 0 (counted in
+    the support only); direct last steps count them as the nodes do."""
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(120, 40) < rng.uniform(0.05, 0.3)
+    Y = rng.rand(120, 3) < 0.5
+    data = BinaryData.with_negations(X, Y, np.arange(40))
+    tails = [t for t in [(0,), (1,), (0, 1)] if data.tail_support(np.asarray(t, np.int32)).size]
+    options = dict(seed="uniform", uncovered=True, max_head_length=3, gamma=0.5, epsilon=0.0)
+    memo = GreedyHeadSearch(data, memo=True, **options)
+    plain = GreedyHeadSearch(data, memo=False, **options)
+    rules = []
+    direct = 0
+    for call in range(4):
+        assert memo.sample_many(tails, 30, random_state=call) == plain.sample_many(tails, 30, random_state=call)
+        direct += memo._memo.n_direct_steps
+        rules.append(((int(rng.randint(data.n_features)),), tails[call % len(tails)]))
+        memo.update_rules(rules)   # new roles: the memo is cleared
+        plain.update_rules(rules)
+    assert direct > 0
