@@ -142,3 +142,39 @@ def test_parameters_are_checked(kwargs, error, match):
     X, Y = _dense_labels(0)
     with pytest.raises(error, match=match):
         CorsetClassifier(**kwargs).fit(X, Y)
+
+
+@pytest.mark.parametrize("name, text", [
+    ("Flux>0.012", "Flux<=0.012"), ("Flux>=0.012", "Flux<0.012"), ("Flux>-1.5e-05", "Flux<=-1.5e-05"),
+    ("x>=.5", "x<.5"), ("a>b>0.5", "a>b<=0.5"), ("location=17", "location!=17"),
+    ("x3", "NOT x3"), ("a>b", "NOT a>b"), ("a==b", "NOT a==b"), ("m>0.5 (dB)", "NOT m>0.5 (dB)"),
+])
+def test_negated_literals_print_as_the_opposite_comparison(name, text):
+    from corset.model._export import negated_text
+
+    assert negated_text(name) == text
+    rule = Rule(head=(0,), tail=(0,), head_names=("loud",), negated=(3,), negated_names=(name,))
+    assert str(rule).startswith(f"IF loud AND {text} THEN y0")
+    assert rule.negated_names == (name,)
+
+
+def test_binarizer_names_of_negated_literals_are_comparisons():
+    """Through a Pipeline with PercentileBinarizer (pandas output keeps the names), every negated
+    literal of the printed rule set reads as a "<=" comparison of its feature."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.pipeline import make_pipeline
+
+    from corset.preprocessing import PercentileBinarizer
+
+    rng = np.random.RandomState(0)
+    X = pd.DataFrame(rng.rand(300, 6), columns=[f"c{j}" for j in range(6)])
+    Y = np.column_stack([(X["c0"] < 0.6) | (rng.rand(300) < 0.1), X["c1"] < 0.5]).astype(np.uint8)
+    model = make_pipeline(PercentileBinarizer().set_output(transform="pandas"),
+                          CorsetClassifier(random_state=0, negations=True, n_rules=10))
+    model.fit(X, Y)
+    negated = [r for r in model[-1].rules_ if r.negated]
+    assert negated
+    for rule in negated:
+        for name in rule.negated_names:
+            assert name.startswith("c") and ">" in name
+            assert name.replace(">", "<=") in str(rule) and f"NOT {name}" not in str(rule)

@@ -4,6 +4,7 @@ Kept apart from the rules themselves (MLRL-Boomer's habit): the model holds
 plain data, and these functions decide how a person or a file sees it.
 """
 import json
+import re
 
 FORMAT_VERSION = 2
 """Version of the exported dict/JSON layout and of the pickled classifier state.
@@ -15,11 +16,35 @@ dicts of version 1 (rules without them) are still read.
 READABLE_VERSIONS = (1, 2)
 
 
+# Feature names that state a comparison, as PercentileBinarizer names its columns
+# (``Centroid>0.312``, ``Centroid>=0.312``, ``location=17``).
+_THRESHOLD = re.compile(r"^(?P<name>.+?)(?P<op>>=|>)(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf)$")
+_EQUALITY = re.compile(r"^(?P<name>[^=<>!]+)=(?P<value>[^=<>!]+)$")
+_NEGATED_OPERATOR = {">": "<=", ">=": "<"}
+
+
+def negated_text(name):
+    """A negated literal as text: the opposite comparison when ``name`` states one, else ``NOT name``.
+
+    ``Flux>0.012`` becomes ``Flux<=0.012``, ``Flux>=0.012`` becomes
+    ``Flux<0.012`` and ``location=17`` becomes ``location!=17`` (the names
+    :class:`~corset.preprocessing.PercentileBinarizer` gives its columns);
+    any other name ``f`` becomes ``NOT f``.
+    """
+    match = _THRESHOLD.match(name)
+    if match:
+        return f"{match['name']}{_NEGATED_OPERATOR[match['op']]}{match['value']}"
+    match = _EQUALITY.match(name)
+    if match:
+        return f"{match['name']}!={match['value']}"
+    return f"NOT {name}"
+
+
 def head_text(rule):
-    """The head as text: ``a AND b AND NOT c``, or ``TRUE`` for a rule with no literal."""
+    """The head as text: ``a AND b AND NOT c`` (see :func:`negated_text`), or ``TRUE`` for a rule with no literal."""
     positive = rule.head_names or [f"x{f}" for f in rule.head]
     negated = rule.negated_names or [f"x{f}" for f in rule.negated]
-    return " AND ".join(list(positive) + [f"NOT {name}" for name in negated]) or "TRUE"
+    return " AND ".join(list(positive) + [negated_text(name) for name in negated]) or "TRUE"
 
 
 def format_rule(rule):
