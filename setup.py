@@ -48,7 +48,10 @@ def _extensions():
                 include_dirs=[np.get_include()],
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
                 # OpenMP: prange loops over independent jobs (pools of candidates).
-                extra_compile_args=(["-O3"] if not DEBUG else ["-O0", "-g"]) + ["-fopenmp"],
+                # -ffp-contract=off: no fused multiply-adds behind the code's back (e.g. with
+                # CFLAGS=-march=native), so that a value computed in two places (the memoised and
+                # the plain head searches, table and direct acceptance terms) is the same double.
+                extra_compile_args=(["-O3"] if not DEBUG else ["-O0", "-g"]) + ["-fopenmp", "-ffp-contract=off"],
                 extra_link_args=["-fopenmp"],
                 language="c++" if name in CPP_MODULES else "c",
             )

@@ -294,3 +294,19 @@ def test_candidate_generator_skips_tails_without_negatives_and_stops_when_covere
     assert ((0,), "no negative record") in gen.skipped_tails_
     everything = [((), (0, 1, 2))] + [((), (k,)) for k in range(3)]
     assert gen(everything) == [] and gen.exhausted_
+
+
+def test_candidate_generator_remembers_canonical_tails_by_identity():
+    """A tail found canonical is remembered by identity only: an equal but different object
+    (a bool, a list, an unsorted or out-of-range tuple) is checked again and refused."""
+    X, Y = small(12, n=60, f=8, l=4)
+    data = BinaryData(X, Y)
+    gen = CandidateGenerator(data, n_tails=10, n_heads_per_tail=3, random_state=0)
+    one, both = (1,), (0, 1)
+    assert gen._all_canonical([one, both]) and gen._all_canonical([both, one])
+    assert gen._canonical_tails[id(one)] is one
+    assert not gen._all_canonical([one, (True,)])          # equal to (1,), not canonical
+    assert not gen._all_canonical([one, [1]])
+    assert not gen._all_canonical([(1, 0)])
+    assert not gen._all_canonical([(data.n_labels,)])
+    assert not gen._all_canonical([()])

@@ -380,28 +380,52 @@ def test_every_node_is_built_once_across_many_calls(global_random_seed):
 @pytest.mark.parametrize("seed, candidates", [("uniform", "difference"), ("paper", "difference"),
                                               ("uniform", "positive"), ("deterministic", "difference")])
 def test_last_steps_without_nodes_match_plain_kernel(global_random_seed, max_head_length, seed, candidates):
-    """Dense records (features with their negated literals: every record holds half of the
-    literals) and many literals: searches whose last step has few candidates make it without
-    the node (``n_direct_steps``), and the heads are the plain kernel's."""
-    rng = np.random.RandomState(global_random_seed)
-    X = rng.rand(120, 40) < rng.uniform(0.05, 0.3)
-    Y = rng.rand(120, 3) < 0.4
-    data = BinaryData.with_negations(X, Y, np.arange(40))
-    tails = [(k,) for k in range(3) if data.tail_support(np.asarray([k], np.int32)).size] + [(0, 1)]
-    tails = [t for t in tails if data.tail_support(np.asarray(t, np.int32)).size]
-    options = dict(seed=seed, candidates=candidates, max_head_length=max_head_length, gamma=0.5, epsilon=0.0)
-    memo = GreedyHeadSearch(data, memo=True, **options)
-    plain = GreedyHeadSearch(data, memo=False, **options)
-    for call in range(3):
-        got = memo.sample_many(tails, 30, random_state=call, n_threads=1 + call % 2)
-        assert got == plain.sample_many(tails, 30, random_state=call)
-    direct = memo._memo.n_direct_steps
+    direct = _check_direct_last_steps(global_random_seed, seed, candidates, max_head_length, gamma=0.5,
+                                      epsilon=0.0, min_head_length=1, top_k=None)
     if seed == "deterministic":
         assert direct == 0       # no seed record: no candidates' bitset
     elif candidates == "difference":
         assert direct > 0        # F_{D+} minus F_{D-}: a few of the 80 literals
     else:
         assert direct == 0       # F_{D+}: 40 literals, too many for a direct last step
+
+
+@pytest.mark.parametrize("gamma, epsilon, min_head_length, max_head_length, top_k", [
+    (0.0, 0.0, 1, 3, None), (1.0, 0.1, 1, 3, None), (1.0 / 3, 0.3, 2, 3, None), (0.5, 0.1, 3, 4, None),
+    (2.0, 0.0, 2, 4, 1), (0.5, 0.0, 1, 3, 1)])
+def test_last_steps_without_nodes_under_every_option(global_random_seed, gamma, epsilon, min_head_length,
+                                                     max_head_length, top_k):
+    """Gains of other scales, epsilon pruning, minimum head lengths, and trees truncated to one
+    entry per node (completed on demand) next to direct last steps."""
+    direct = _check_direct_last_steps(global_random_seed, "uniform", "difference", max_head_length, gamma=gamma,
+                                      epsilon=epsilon, min_head_length=min_head_length, top_k=top_k)
+    # With gamma = 0 a first feature's value is its positives: the exact pruning ends every
+    # search there, before any last step.
+    assert (direct > 0) == (gamma > 0)
+
+
+def _check_direct_last_steps(random_seed, seed, candidates, max_head_length, *, gamma, epsilon,
+                             min_head_length, top_k):
+    """Dense records (features with their negated literals: every record holds half of the
+    literals) and many literals: searches whose last step has few candidates make it without
+    the node (``n_direct_steps``), and the heads are the plain kernel's."""
+    rng = np.random.RandomState(random_seed)
+    X = rng.rand(120, 40) < rng.uniform(0.05, 0.3)
+    Y = rng.rand(120, 3) < 0.4
+    data = BinaryData.with_negations(X, Y, np.arange(40))
+    tails = [(k,) for k in range(3) if data.tail_support(np.asarray([k], np.int32)).size] + [(0, 1)]
+    tails = [t for t in tails if data.tail_support(np.asarray(t, np.int32)).size]
+    options = dict(seed=seed, candidates=candidates, max_head_length=max_head_length, gamma=gamma,
+                   epsilon=epsilon, min_head_length=min_head_length)
+    memo = GreedyHeadSearch(data, memo=True, **options)
+    if top_k is not None:
+        memo._memo = GreedyHeadMemo(data.n_features, data.n_records, gamma, top_k=top_k, sorted_prefix=1,
+                                    child_sorted=1)
+    plain = GreedyHeadSearch(data, memo=False, **options)
+    for call in range(3):
+        got = memo.sample_many(tails, 30, random_state=call, n_threads=1 + call % 2)
+        assert got == plain.sample_many(tails, 30, random_state=call)
+    return memo._memo.n_direct_steps
 
 
 def test_last_steps_without_nodes_count_records_of_role_zero(global_random_seed):

@@ -48,7 +48,7 @@ from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
-from corset._ext._intersect cimport popcount64, support_into_ptr
+from corset._ext._intersect cimport support_into_ptr
 from corset._ext._gh cimport copy_sorted, job_candidate_offsets
 
 cdef extern from *:
@@ -110,7 +110,8 @@ cdef extern from *:
        touched[] in increasing id order.  Returns how many.  Built twice on
        x86-64 Linux with GCC (target_clones): with the POPCNT instruction and
        without, the loader picking the one the CPU runs (the same counts). */
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    /* target_clones needs ifunc, which glibc has and musl (Alpine) has not. */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__)
     #define CORSET_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
     #else
     #define CORSET_POPCNT_CLONES
@@ -532,9 +533,9 @@ cdef Py_ssize_t BITSET_FACTOR = 2
 # average, such as features with their negated literals — and when its
 # candidates times LAST_STEP_READS are at most the number of features.  On such
 # data the trees are bushy: a node at depth max_length - 1 serves only last
-# steps, and few of them (emotions with negated literals: 30,000 searches, 3,548
-# such nodes, a node build costing as much as 143 candidates); direct choices
-# halved the replayed GH calls of an emotions fit.  On sparse data (enron: a
+# steps, and few of them (the seed-1 emotions fit, with negated literals, before
+# this: 30,000 searches, 3,548 such nodes of 4,033, a node build costing as much
+# as 143 candidates); direct choices halved the replayed GH calls of that fit.  On sparse data (enron: a
 # node serves about 27 searches with about a hundred candidates each) building
 # the node is cheaper, and direct choices cost 2.5% more.
 cdef Py_ssize_t LAST_STEP_READS = 4
@@ -880,7 +881,7 @@ cdef Choice _choose_last(Search* s, const index_t* visited, double phi, double g
     of a search reads it once.
     """
     cdef Choice c
-    cdef Py_ssize_t k, i
+    cdef Py_ssize_t k
     cdef uint64_t x
     cdef index_t h
     cdef double best_gain = 0.0
@@ -891,18 +892,13 @@ cdef Choice _choose_last(Search* s, const index_t* visited, double phi, double g
     for k in range(lo, hi + 1):
         dpos[k] = dh[k] & slot_bits[k]
         doth[k] = dh[k] & slot_bits[n_rw + k]
-    if s.cand_bits != NULL:
-        for k in range(n_words):
-            x = s.cand_bits[k]
-            while x:
-                h = <index_t> ((k << 6) + __builtin_ctzll(x))
-                x &= x - 1
-                if not _in_path(h, visited, s.n_visited):
-                    _consider(&c, h, feature_bits + h * n_rw, dh, dpos, doth, lo, hi, phi, gamma, &best_gain)
-    else:
-        for i in range(s.n_cand):
-            h = s.cand[i]
-            if _is_candidate(h, s, w) and not _in_path(h, visited, s.n_visited):
+    # The candidates from their bitset (the caller checks the search has one).
+    for k in range(n_words):
+        x = s.cand_bits[k]
+        while x:
+            h = <index_t> ((k << 6) + __builtin_ctzll(x))
+            x &= x - 1
+            if not _in_path(h, visited, s.n_visited):
                 _consider(&c, h, feature_bits + h * n_rw, dh, dpos, doth, lo, hi, phi, gamma, &best_gain)
     return c
 
@@ -1008,16 +1004,20 @@ def greedy_heads_memo(GreedyHeadMemo memo,
 
     ``feature_bits`` (optional) holds D[{h}] of every feature as
     ``n_record_words`` uint64 words (bit ``r & 63`` of word ``r >> 6``; the
-    same layout, built from the feature index): with it, node builds whose
-    records hold many more feature occurrences than there are (feature, word)
-    pairs count by popcounts (``BITSET_FACTOR``).  The heads are the same.
+    same layout, built from the feature index): with it, D[H] is the AND of
+    its features' bitsets, and node builds whose records hold many more
+    feature occurrences than there are (feature, word) pairs (estimated from
+    the mean record length) count by popcounts (``BITSET_FACTOR``).  With
+    both ``record_bits`` and ``feature_bits``, on dense records, a search's
+    last step with few candidates is made without its node
+    (``LAST_STEP_DENSITY``, ``LAST_STEP_READS``).  The heads are the same.
     """
     cdef Py_ssize_t n_jobs = job_tail.shape[0], n_slots = roles.shape[0]
     cdef Py_ssize_t n_features = memo.n_features, n_records = memo.n_records
     cdef Py_ssize_t j, t, i, k, n_items, n_need, n_path
     cdef int n_thr = max(n_threads, 1), failed = 0, tid
     cdef double gamma = memo.gamma
-    cdef index_t f, node, lo, hi
+    cdef index_t f, node
     cdef ptr_t a, b
     cdef Entry* items
     cdef ptr_t[::1] out_indptr

@@ -381,7 +381,8 @@ cdef void _add_distance_sums_core(const ptr_t* support_indptr, const index_t* su
             size_c = <int64_t>n_sc * n_tc
             # The cases of jaccard_distance_ptr, in its order.
             if size_c == 0 and size_j == 0:
-                continue                      # + 0.0
+                sums[c] = sums[c] + 0.0       # distance 0, added as before (-0.0 + 0.0 is +0.0)
+                continue
             if size_c == 0 or size_j == 0:
                 sums[c] = sums[c] + 1.0
                 continue
@@ -593,7 +594,9 @@ def add_distance_sums(const ptr_t[::1] support_indptr, const index_t[::1] suppor
     """``sums[c] += Σ_j d(c, R_j)`` over the chosen rules j (in order), eligible c only.
 
     With one chosen rule this is the incremental update of a fixed pool's
-    diversity sums after a selection: one pass over the pool.
+    diversity sums after a selection: one pass over the pool.  Every row of
+    the supports must be sorted (as everywhere in this module): the bitset of
+    a chosen support is sized from each row's last id.
     """
     cdef Py_ssize_t n_candidates = sums.shape[0]
     cdef Py_ssize_t n_chosen = chosen_support_indptr.shape[0] - 1
