@@ -553,6 +553,18 @@ cdef void _role_bits(const uint8_t* role, Py_ssize_t n_records, uint64_t* positi
             others[k >> 6] |= (<uint64_t> 1) << (k & 63)
 
 
+cdef inline bint _split_roles(const uint64_t* dh, const uint64_t* slot_bits, Py_ssize_t n_rw, Py_ssize_t lo,
+                              Py_ssize_t hi, uint64_t* dpos, uint64_t* doth) noexcept nogil:
+    """D[H]'s positives and role-0 records (words lo..hi) from the slot's role bitsets; whether any has role 0."""
+    cdef Py_ssize_t k
+    cdef bint any_other = False
+    for k in range(lo, hi + 1):
+        dpos[k] = dh[k] & slot_bits[k]
+        doth[k] = dh[k] & slot_bits[n_rw + k]
+        any_other = any_other or doth[k] != 0
+    return any_other
+
+
 cdef inline bint _in_path(index_t f, const index_t* path, Py_ssize_t n_path) noexcept nogil:
     cdef Py_ssize_t k
     for k in range(n_path):
@@ -567,15 +579,11 @@ cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path,
     """``_count`` by popcounts: D[H], a bitset in ``w.node_bits`` (its records in words lo..hi),
     ANDed with every feature's record bitset; the same counts, features touched in increasing
     id order."""
-    cdef Py_ssize_t k, n_touched
+    cdef Py_ssize_t n_touched
     cdef uint64_t* dh = w.node_bits
     cdef uint64_t* dpos = w.node_bits + n_rw
     cdef uint64_t* doth = w.node_bits + 2 * n_rw
-    cdef bint any_other = False
-    for k in range(lo, hi + 1):
-        dpos[k] = dh[k] & slot_bits[k]
-        doth[k] = dh[k] & slot_bits[n_rw + k]
-        any_other = any_other or doth[k] != 0
+    cdef bint any_other = _split_roles(dh, slot_bits, n_rw, lo, hi, dpos, doth)
     n_touched = count_features(feature_bits, n_features, n_rw, dh, dpos, doth, any_other, lo, hi, path, n_path,
                                w.n_all, w.n_pos, w.n_other, w.touched)
     w.n_bitset += 1
@@ -889,9 +897,7 @@ cdef Choice _choose_last(Search* s, const index_t* visited, double phi, double g
     cdef uint64_t* dpos = w.node_bits + n_rw
     cdef uint64_t* doth = w.node_bits + 2 * n_rw
     c.feature = -1
-    for k in range(lo, hi + 1):
-        dpos[k] = dh[k] & slot_bits[k]
-        doth[k] = dh[k] & slot_bits[n_rw + k]
+    _split_roles(dh, slot_bits, n_rw, lo, hi, dpos, doth)
     # The candidates from their bitset (the caller checks the search has one).
     for k in range(n_words):
         x = s.cand_bits[k]

@@ -93,6 +93,13 @@ cdef inline const ptr_t* _pptr(const ptr_t[::1] a) noexcept nogil:
 # ---------------------------------------------------------------------------
 # Cores
 
+cdef inline float64_t _jaccard_from_shared(int64_t size_a, int64_t size_b, int64_t shared_records,
+                                           int64_t shared_labels) noexcept nogil:
+    """1 - |cov(A) ∩ cov(B)| / |cov(A) ∪ cov(B)|, the coverages non-empty and their tails sharing a label."""
+    cdef int64_t inter = shared_records * shared_labels
+    return 1.0 - (<float64_t>inter) / (<float64_t>(size_a + size_b - inter))
+
+
 cdef float64_t jaccard_distance_ptr(const index_t* support_a, Py_ssize_t n_support_a,
                                     const index_t* tail_a, Py_ssize_t n_tail_a,
                                     const index_t* support_b, Py_ssize_t n_support_b,
@@ -104,7 +111,7 @@ cdef float64_t jaccard_distance_ptr(const index_t* support_a, Py_ssize_t n_suppo
     """
     cdef int64_t size_a = <int64_t>n_support_a * n_tail_a
     cdef int64_t size_b = <int64_t>n_support_b * n_tail_b
-    cdef int64_t shared_labels, shared_records, inter
+    cdef int64_t shared_labels, shared_records
     if size_a == 0 and size_b == 0:
         return 0.0
     if size_a == 0 or size_b == 0:
@@ -114,8 +121,7 @@ cdef float64_t jaccard_distance_ptr(const index_t* support_a, Py_ssize_t n_suppo
     if shared_labels == 0:
         return 1.0
     shared_records = intersect_count_ptr(support_a, n_support_a, support_b, n_support_b)
-    inter = shared_records * shared_labels
-    return 1.0 - (<float64_t>inter) / (<float64_t>(size_a + size_b - inter))
+    return _jaccard_from_shared(size_a, size_b, shared_records, shared_labels)
 
 
 cdef inline ptr_t _support_bound(const ptr_t* indptr, const index_t* keys, Py_ssize_t n_keys,
@@ -333,13 +339,6 @@ cdef int64_t _add_coverage_core(const ptr_t* y_indptr, const index_t* y_ids,
                     best_accuracy[p] = accuracy
                 p += 1
     return new
-
-
-cdef inline float64_t _jaccard_from_shared(int64_t size_a, int64_t size_b, int64_t shared_records,
-                                           int64_t shared_labels) noexcept nogil:
-    """1 - |cov(A) ∩ cov(B)| / |cov(A) ∪ cov(B)|, the coverages non-empty and their tails sharing a label."""
-    cdef int64_t inter = shared_records * shared_labels
-    return 1.0 - (<float64_t>inter) / (<float64_t>(size_a + size_b - inter))
 
 
 cdef void _add_distance_sums_core(const ptr_t* support_indptr, const index_t* support_ids,
