@@ -17,7 +17,10 @@ corrections of PAPER-NOTES notes 1-7:
 * :func:`default_tail`: the labels of a default rule (empty head) chosen
   for training micro-F1 after the selection;
 * :class:`MicroF1Path`: the training micro-F1 of a growing rule set, which
-  ``f1_patience`` uses to stop the selection and keep its best prefix.
+  ``f1_patience`` uses to stop the selection and keep its best prefix;
+* stopping criteria (:class:`StoppingCriterion`, :class:`RuleBudget`,
+  :class:`ShareTolerance`, :class:`BestTrainingF1`) that plug into the one
+  greedy loop of every entry point.
 
 A rule is a pair ``(head, tail)`` of sorted tuples of feature ids and label ids.
 """
@@ -40,13 +43,19 @@ from ._objective import (
 from ._pool import CandidatePool
 from ._predict import fired_rules, predict_labels
 from ._rules import RuleStatistics, adjusted_accuracy, check_rules, rule_statistics
+from ._stopping import BestTrainingF1, RuleBudget, ShareTolerance, StepInfo, StoppingCriterion
 
 __all__ = [
+    "BestTrainingF1",
     "CandidatePool",
     "MicroF1Path",
+    "RuleBudget",
     "RuleStatistics",
     "SelectionResult",
     "SelectionStep",
+    "ShareTolerance",
+    "StepInfo",
+    "StoppingCriterion",
     "adjusted_accuracy",
     "check_rules",
     "coverage_flags",

@@ -17,6 +17,11 @@ Algorithm 1).  For the submodular quality, round 2 is a ½-approximation of
 the best rule set of that size in the union (Borodin et al.); for the
 paper's quality no such guarantee holds (note 1).
 
+One loop (:func:`_greedy`) serves round 1 with fresh pools, round 2 and
+:func:`select_rules` on a fixed pool; its stopping rules are objects
+(:mod:`corset.selection._stopping`): the budget, τ with patience, the
+training-F1 stop, and any criterion a caller adds.
+
 Coverage state is a pair of flat arrays over label occurrences (aligned with
 ``data.Y.indices``): a covered flag and, for Q, the best adjusted accuracy
 among the chosen rules covering the occurrence.  Both are updated when a
@@ -34,7 +39,7 @@ from .._ext import _selection
 from .._ext._ruleset import RuleRegistry
 from .._validation import check_positive_int
 from ..binarydata import BinaryData
-from ._f1path import MicroF1Path
+from ._stopping import BestTrainingF1, RuleBudget, ShareTolerance, StepInfo, check_stopping_criteria, check_tol
 from ._objective import _areas, _check_lam, check_quality, objective_terms
 from ._pool import CandidatePool
 from ._rules import RuleStatistics, _gather_csr, _statistics_from_csr, check_rules
@@ -352,96 +357,190 @@ def _zero_gain_rule(best, state, lam, eligible):
     return int(candidates[0]) if candidates.size else -1
 
 
-def _check_tol(tol):
-    if tol is None:
-        return None
-    try:
-        value = float(tol)
-    except (TypeError, ValueError):
-        raise ValueError(f"tol must be None or a number in [0, 1]; got {tol!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"tol must be None or a number in [0, 1]; got {tol!r}")
-    return value
+class _FixedPool:
+    """A pool that stays the same at every step (round 2, :func:`select_rules`).
 
-
-def _stop_by_share(share, tol):
-    return tol is not None and share <= tol
-
-
-def _fresh_pool_step(data, state, stats, lam, submodular, allow_empty_coverage, min_support=1,
-                     chosen_before=None):
-    """One round-1 step on a fresh pool: (areas, gains, chosen index or -1).
-
-    ``chosen_before`` flags the candidates that are rules chosen already.
-    The pool's distance sums are computed against every chosen rule (the
-    pool is new, nothing can be carried over): O(M·|ℛ|) distances.
+    Each candidate's sum of distances to the chosen rules is kept and grows
+    by the distance to each newly chosen rule, so a step costs one pass over
+    the pool.
     """
-    eligible = _base_eligibility(stats, allow_empty_coverage, min_support)
-    if chosen_before is not None:
-        eligible[chosen_before] = 0
-    sums = np.zeros(len(stats), dtype=np.float64)
-    if lam > 0 and len(state):
-        _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
-                                     stats.tail_ids, eligible, *state.chosen_csr(), sums)
-    areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, lam, sums, submodular, eligible)
-    return areas, gains, _zero_gain_rule(best, state, lam, eligible), eligible
+
+    def __init__(self, data, stats, lam, submodular, allow_empty_coverage, min_support):
+        self.data = data
+        self.stats = stats
+        self.lam = lam
+        self.submodular = submodular
+        self.eligible = _base_eligibility(stats, allow_empty_coverage, min_support)
+        self.sums = np.zeros(len(stats), dtype=np.float64)
+
+    def step(self, state):
+        """``(stats, areas, gains, best, eligible)`` of the step; ``best`` is -1 when nothing can be chosen."""
+        areas, gains, best = _areas(self.data, self.stats, state.covered, state.best_accuracy, self.lam,
+                                    self.sums, self.submodular, self.eligible)
+        return self.stats, areas, gains, _zero_gain_rule(best, state, self.lam, self.eligible), self.eligible
+
+    def chose(self, state, best):
+        """Candidate ``best`` was added to ``state``: no longer eligible; the sums grow by d(·, it)."""
+        self.eligible[best] = 0
+        if self.lam > 0:
+            stats = self.stats
+            _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
+                                         stats.tail_ids, self.eligible, *state.chosen_csr(len(state) - 1),
+                                         self.sums)
 
 
-def _fixed_pool_greedy(data, stats, *, budget, lam, submodular, tol, keep_stopping_rule,
-                       allow_empty_coverage, callback, round_number, min_support=1, f1_path=None,
-                       f1_patience=None):
-    """Greedy over one fixed pool; distance sums kept incrementally.  Returns (state, stop_reason).
+class _GeneratedPools:
+    """A fresh pool from the candidate generator at every step (round 1 of Algorithm 1).
 
-    With ``f1_path`` (a MicroF1Path), every chosen rule is added to it and the
-    run stops after ``f1_patience`` rules in a row without a new maximum; the
-    caller cuts the state back (:func:`_cut_to_best_f1`).
+    Every distinct candidate seen is numbered in order of first appearance
+    (:class:`~corset._ext._ruleset.RuleRegistry`): repeats within a pool,
+    across pools and of chosen rules are found by number, with no Python
+    tuple per candidate, and the statistics of a candidate are computed once
+    (:class:`_CandidateStore`).  With ``keep_union``, the candidates seen
+    are collected for round 2.
+    """
+
+    def __init__(self, data, candidate_generator, lam, submodular, allow_empty_coverage, min_support,
+                 keep_union=False):
+        self.data = data
+        self.lam = lam
+        self.submodular = submodular
+        self.allow_empty_coverage = allow_empty_coverage
+        self.min_support = min_support
+        self.registry = RuleRegistry()
+        self.store = _CandidateStore(data, lam, allow_empty_coverage, min_support)
+        # A generator that can hand its pool over as arrays (CandidateGenerator) does so.
+        self.generate = getattr(candidate_generator, "candidate_pool", candidate_generator)
+        self.union_parts = [] if keep_union else None
+        self._numbers = None
+
+    def step(self, state):
+        """Draw a pool; ``None`` when it is empty, else as :meth:`_FixedPool.step`."""
+        data = self.data
+        pool = self.generate(list(state.rules))
+        if pool is None:
+            raise ValueError("candidate_generator returned None; it must return a sequence of (head, tail) pairs")
+        if isinstance(pool, CandidatePool):
+            if (pool.n_features, pool.n_labels) != (data.n_features, data.n_labels):
+                raise ValueError(f"candidate pool: built for {pool.n_features} features and {pool.n_labels} "
+                                 f"labels; the data has {data.n_features} and {data.n_labels}")
+            canonical, arrays = None, pool.arrays   # validated when the pool was built
+        else:
+            canonical, arrays, _ = check_rules(pool, data.n_features, data.n_labels, name="candidate pool",
+                                               deduplicate=True)
+        if arrays[0].shape[0] <= 1:
+            return None
+        # The first occurrence of each rule, its number, and whether it is new or chosen already.
+        arrays, numbers, flags = self.registry.register_pool(*arrays)
+        if canonical is not None and len(canonical) != numbers.size:
+            raise AssertionError("check_rules de-duplicated the pool; the registry found repeats")
+        self._numbers = numbers
+        stored = self.store.pool(state, arrays, numbers, flags) if self.store.active else None
+        if stored is None:
+            # The store outgrew its memory: the pool's statistics and distance sums afresh.
+            stats = _statistics_from_csr(data, canonical, arrays)
+            eligible = _base_eligibility(stats, self.allow_empty_coverage, self.min_support)
+            if len(state):
+                eligible[(flags & 2).astype(bool)] = 0   # rules chosen already
+            sums = np.zeros(len(stats), dtype=np.float64)
+            if self.lam > 0 and len(state):
+                _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
+                                             stats.tail_ids, eligible, *state.chosen_csr(), sums)
+        else:
+            stats, sums, eligible = stored
+        areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, self.lam, sums,
+                                    self.submodular, eligible)
+        if self.union_parts is not None:
+            new = (flags & 1).astype(bool)
+            if new.any():
+                self.union_parts.append(stats if new.all() else stats.subset(np.flatnonzero(new)))
+        return stats, areas, gains, _zero_gain_rule(best, state, self.lam, eligible), eligible
+
+    def chose(self, state, best):
+        number = int(self._numbers[best])
+        self.registry.mark_chosen(number)
+        self.store.chose(state, number)
+
+
+def _greedy(data, source, criteria, *, round_number, callback):
+    """The greedy loop of Algorithm 1, shared by round 1, round 2 and :func:`select_rules`.
+
+    At each step ``source`` gives the candidates' gains under the current
+    coverage and the arg max; the loop adds it to the state unless a
+    criterion stops first (see :mod:`corset.selection._stopping` for the
+    order of the hooks).  Returns ``(state, stop_reason)``, the state cut to
+    the prefix the criteria keep.
     """
     state = _State(data)
-    eligible = _base_eligibility(stats, allow_empty_coverage, min_support)
-    sums = np.zeros(len(stats), dtype=np.float64)
-    reason = "budget"
-    while len(state) < budget:
-        areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, lam, sums, submodular,
-                                    eligible)
-        best = _zero_gain_rule(best, state, lam, eligible)
+    for criterion in criteria:
+        criterion.start(data)
+
+    def stopped_before_step():
+        for criterion in criteria:
+            if criterion.before_step(len(state)):
+                return criterion.reason
+        return None
+
+    reason = stopped_before_step()
+    while reason is None:
+        step = source.step(state)
+        if step is None:
+            reason = "empty_pool"
+            break
+        stats, areas, gains, best, eligible = step
         if best < 0:
             reason = "no_gain"
             break
-        share = state.share(int(areas[best]))
-        stop = _stop_by_share(share, tol)
-        if stop and not keep_stopping_rule:
-            reason = "tol"
+        area = int(areas[best])
+        info = StepInfo(round_number, len(state), float(gains[best]), area, state.share(area), areas, eligible,
+                        data.n_label_occurrences)
+        last = None
+        for criterion in criteria:
+            decision = criterion.before_adding(info)
+            if decision is not None:
+                last = criterion
+                break
+        if last is not None and decision == "stop":
+            reason = last.reason
             break
-        rule = state.add(stats, best, gains[best], areas[best])
-        eligible[best] = 0
+        info.rule = state.add(stats, best, gains[best], areas[best])
         if callback is not None:
-            callback(SelectionStep(round_number, len(state) - 1, rule, float(gains[best]), int(areas[best]), share))
-        if stop:
-            reason = "tol"
+            callback(SelectionStep(round_number, len(state) - 1, info.rule, info.gain, area, info.share))
+        if last is not None:
+            reason = last.reason
             break
-        if _f1_exhausted(f1_path, f1_patience, rule):
-            reason = "f1"
+        for criterion in criteria:
+            if criterion.after_adding(info):
+                reason = criterion.reason
+                break
+        if reason is not None:
             break
-        if lam > 0 and len(state) < budget:
-            # Incremental diversity: add d(candidate, newly chosen rule) only.
-            _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
-                                         stats.tail_ids, eligible, *state.chosen_csr(len(state) - 1), sums)
+        reason = stopped_before_step()
+        if reason is None:
+            source.chose(state, best)
+    keep = min([c.n_rules_to_keep(len(state)) for c in criteria] + [len(state)])
+    if keep < len(state):
+        state = state.truncated(keep)
     return state, reason
 
 
-def _f1_exhausted(f1_path, f1_patience, rule):
-    """Add ``rule`` to the micro-F1 path; True once ``f1_patience`` rules in a row set no new maximum."""
-    if f1_path is None:
-        return False
-    f1_path.add(*rule)
-    return f1_path.since_best >= f1_patience
+def _criteria(n_rules, tol, patience, share_criterion, keep_stopping_rule, f1_patience, extra):
+    """The stopping criteria of a run from the entry points' parameters, then ``extra``."""
+    criteria = [RuleBudget(n_rules)]
+    if tol is not None:
+        criteria.append(ShareTolerance(tol, patience=patience, share_criterion=share_criterion,
+                                       keep_stopping_rule=keep_stopping_rule))
+    if f1_patience is not None:
+        criteria.append(BestTrainingF1(f1_patience))
+    return criteria + check_stopping_criteria(extra)
 
 
-def _cut_to_best_f1(state, f1_path):
-    """``state`` cut back to the prefix with the highest training micro-F1 (itself when that is all of it)."""
-    if f1_path is None or f1_path.best_size == len(state):
-        return state
-    return state.truncated(f1_path.best_size)
+def _f1_scores(criteria):
+    """The training micro-F1 path of the first :class:`BestTrainingF1` criterion, or None."""
+    for criterion in criteria:
+        if isinstance(criterion, BestTrainingF1):
+            return criterion.scores
+    return None
 
 
 def _check_f1_patience(f1_patience):
@@ -450,7 +549,7 @@ def _check_f1_patience(f1_patience):
     return check_positive_int(f1_patience, "f1_patience", minimum=1)
 
 
-def _result(data, states, reasons, lam, quality, n_candidates, candidate_indices=None, f1_path=None):
+def _result(data, states, reasons, lam, quality, n_candidates, candidate_indices=None, f1_scores=None):
     """Evaluate f for each round's rule set and keep the better (round 1 on ties)."""
     objectives = {}
     terms = {}
@@ -483,7 +582,7 @@ def _result(data, states, reasons, lam, quality, n_candidates, candidate_indices
         lam=lam,
         quality=quality,
         candidate_indices=indices,
-        f1_path=None if f1_path is None else np.asarray(f1_path.scores, dtype=np.float64),
+        f1_path=f1_scores,
     )
 
 
@@ -491,7 +590,7 @@ def _check_common(n_rules, lam, quality, tol, callback):
     n_rules = check_positive_int(n_rules, "n_rules")
     lam = _check_lam(lam)
     quality = check_quality(quality)
-    tol = _check_tol(tol)
+    tol = check_tol(tol)
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable or None; got {callback!r}")
     return n_rules, lam, quality, tol
@@ -506,7 +605,8 @@ def _check_labels(data):
 
 def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality="paper", tol=0.0,
                      keep_stopping_rule=True, second_round=False, allow_empty_coverage=False,
-                     callback=None, patience=1, share_criterion="chosen", min_support=1, f1_patience=None):
+                     callback=None, patience=1, share_criterion="chosen", min_support=1, f1_patience=None,
+                     stopping_criteria=None):
     """CORSET's greedy selection with a fresh candidate pool at every step (Algorithm 1).
 
     Parameters
@@ -583,6 +683,13 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     callback : callable, optional
         Called with a :class:`SelectionStep` after each selection (e.g. to
         drive a progress bar).
+    stopping_criteria : StoppingCriterion or list of them, optional
+        Further criteria for round 1, after the ones the parameters above
+        make (:class:`~corset.selection.RuleBudget` for ``n_rules``,
+        :class:`~corset.selection.ShareTolerance` for ``tol``, ``patience``,
+        ``share_criterion`` and ``keep_stopping_rule``,
+        :class:`~corset.selection.BestTrainingF1` for ``f1_patience``); see
+        :mod:`corset.selection._stopping` for when each hook is called.
 
     Returns
     -------
@@ -610,94 +717,30 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     n_rules, lam, quality, tol = _check_common(n_rules, lam, quality, tol, callback)
     if not callable(candidate_generator):
         raise TypeError(f"candidate_generator must be callable; got {candidate_generator!r}")
-    submodular = quality == "submodular"
-    state = _State(data)
-    union_parts = []
-    reason = "budget"
     patience = check_positive_int(patience, "patience", minimum=1)
     min_support = check_positive_int(min_support, "min_support", minimum=1)
     if share_criterion not in ("chosen", "pool"):
         raise ValueError(f"share_criterion must be 'chosen' or 'pool'; got {share_criterion!r}")
     f1_patience = _check_f1_patience(f1_patience)
-    f1_path = MicroF1Path(data) if f1_patience is not None else None
-    low_share_run = 0
-    # Every distinct candidate seen, numbered in order of first appearance:
-    # repeats within a pool, across pools and of chosen rules are found by
-    # number, with no Python tuple per candidate.
-    registry = RuleRegistry()
-    store = _CandidateStore(data, lam, allow_empty_coverage, min_support)
-    # A generator that can hand its pool over as arrays (CandidateGenerator) does so.
-    generate = getattr(candidate_generator, "candidate_pool", candidate_generator)
-    while len(state) < n_rules:
-        pool = generate(list(state.rules))
-        if pool is None:
-            raise ValueError("candidate_generator returned None; it must return a sequence of (head, tail) pairs")
-        if isinstance(pool, CandidatePool):
-            if (pool.n_features, pool.n_labels) != (data.n_features, data.n_labels):
-                raise ValueError(f"candidate pool: built for {pool.n_features} features and {pool.n_labels} "
-                                 f"labels; the data has {data.n_features} and {data.n_labels}")
-            canonical, arrays = None, pool.arrays   # validated when the pool was built
-        else:
-            canonical, arrays, _ = check_rules(pool, data.n_features, data.n_labels, name="candidate pool",
-                                               deduplicate=True)
-        if arrays[0].shape[0] <= 1:
-            reason = "empty_pool"
-            break
-        # The first occurrence of each rule, its number, and whether it is new or chosen already.
-        arrays, numbers, flags = registry.register_pool(*arrays)
-        if canonical is not None and len(canonical) != numbers.size:
-            raise AssertionError("check_rules de-duplicated the pool; the registry found repeats")
-        stored = store.pool(state, arrays, numbers, flags) if store.active else None
-        if stored is None:
-            stats = _statistics_from_csr(data, canonical, arrays)
-            chosen_before = (flags & 2).astype(bool) if len(state) else None
-            areas, gains, best, eligible = _fresh_pool_step(data, state, stats, lam, submodular,
-                                                            allow_empty_coverage, min_support, chosen_before)
-        else:
-            stats, sums, eligible = stored
-            areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, lam, sums, submodular,
-                                        eligible)
-            best = _zero_gain_rule(best, state, lam, eligible)
-        if second_round:
-            new = (flags & 1).astype(bool)
-            if new.any():
-                union_parts.append(stats if new.all() else stats.subset(np.flatnonzero(new)))
-        if best < 0:
-            reason = "no_gain"
-            break
-        share = state.share(int(areas[best]))
-        # "pool": the largest share among the candidates that could be chosen.
-        judged = share if share_criterion == "chosen" else state.share(int(np.max(areas[eligible == 1])))
-        low_share_run = low_share_run + 1 if _stop_by_share(judged, tol) else 0
-        stop = low_share_run >= patience
-        if stop and not keep_stopping_rule:
-            reason = "tol"
-            break
-        rule = state.add(stats, best, gains[best], areas[best])
-        registry.mark_chosen(int(numbers[best]))
-        store.chose(state, int(numbers[best]))
-        if callback is not None:
-            callback(SelectionStep(1, len(state) - 1, rule, float(gains[best]), int(areas[best]), share))
-        if stop:
-            reason = "tol"
-            break
-        if _f1_exhausted(f1_path, f1_patience, rule):
-            reason = "f1"
-            break
-    state = _cut_to_best_f1(state, f1_path)
+    submodular = quality == "submodular"
+    criteria = _criteria(n_rules, tol, patience, share_criterion, keep_stopping_rule, f1_patience,
+                         stopping_criteria)
+    pools = _GeneratedPools(data, candidate_generator, lam, submodular, allow_empty_coverage, min_support,
+                            keep_union=second_round)
+    state, reason = _greedy(data, pools, criteria, round_number=1, callback=callback)
     states = {1: state}
     reasons = {1: reason}
-    if second_round and union_parts and len(state):
-        union = RuleStatistics.concatenate(union_parts)
-        states[2], reasons[2] = _fixed_pool_greedy(
-            data, union, budget=len(state), lam=lam, submodular=submodular, tol=None, keep_stopping_rule=True,
-            allow_empty_coverage=allow_empty_coverage, callback=callback, round_number=2,
-            min_support=min_support)
-    return _result(data, states, reasons, lam, quality, len(registry), f1_path=f1_path)
+    if second_round and pools.union_parts and len(state):
+        # Round 2: the union of all pools, round 1's number of rules, no share criterion.
+        union = _FixedPool(data, RuleStatistics.concatenate(pools.union_parts), lam, submodular,
+                           allow_empty_coverage, min_support)
+        states[2], reasons[2] = _greedy(data, union, [RuleBudget(len(state))], round_number=2, callback=callback)
+    return _result(data, states, reasons, lam, quality, len(pools.registry), f1_scores=_f1_scores(criteria))
 
 
 def select_rules(X, Y, candidates, *, n_rules=150, lam=1.0, quality="paper", tol=0.0, keep_stopping_rule=True,
-                 allow_empty_coverage=False, callback=None, min_support=1, f1_patience=None):
+                 allow_empty_coverage=False, callback=None, min_support=1, f1_patience=None, patience=1,
+                 share_criterion="chosen", stopping_criteria=None):
     """Greedy selection of rules from a fixed candidate pool (Algorithm 1 on one pool).
 
     The standalone entry point: no sampler involved.  Every step considers
@@ -720,6 +763,9 @@ def select_rules(X, Y, candidates, *, n_rules=150, lam=1.0, quality="paper", tol
         Repeated rules are considered once (first occurrence).
     n_rules, lam, quality, tol, keep_stopping_rule, allow_empty_coverage, callback, min_support, f1_patience
         As in :func:`greedy_selection`.
+    patience, share_criterion, stopping_criteria
+        As in :func:`greedy_selection`; the same loop and the same stopping
+        criteria run here, on the one pool.
 
     Returns
     -------
@@ -759,18 +805,19 @@ def select_rules(X, Y, candidates, *, n_rules=150, lam=1.0, quality="paper", tol
         data = BinaryData(X, Y)
     _check_labels(data)
     n_rules, lam, quality, tol = _check_common(n_rules, lam, quality, tol, callback)
+    patience = check_positive_int(patience, "patience", minimum=1)
     min_support = check_positive_int(min_support, "min_support", minimum=1)
+    if share_criterion not in ("chosen", "pool"):
+        raise ValueError(f"share_criterion must be 'chosen' or 'pool'; got {share_criterion!r}")
     f1_patience = _check_f1_patience(f1_patience)
-    f1_path = MicroF1Path(data) if f1_patience is not None else None
+    criteria = _criteria(n_rules, tol, patience, share_criterion, keep_stopping_rule, f1_patience,
+                         stopping_criteria)
     canonical, arrays, first_index = check_rules(candidates, data.n_features, data.n_labels, name="candidates",
                                                  deduplicate=True)
     stats = _statistics_from_csr(data, canonical, arrays)
-    state, reason = _fixed_pool_greedy(
-        data, stats, budget=n_rules, lam=lam, submodular=quality == "submodular", tol=tol,
-        keep_stopping_rule=keep_stopping_rule, allow_empty_coverage=allow_empty_coverage, callback=callback,
-        round_number=1, min_support=min_support, f1_path=f1_path, f1_patience=f1_patience)
-    state = _cut_to_best_f1(state, f1_path)
+    pool = _FixedPool(data, stats, lam, quality == "submodular", allow_empty_coverage, min_support)
+    state, reason = _greedy(data, pool, criteria, round_number=1, callback=callback)
     positions = {rule: i for i, rule in enumerate(canonical)}
     chosen = first_index[[positions[r] for r in state.rules]] if len(state) else np.zeros(0, dtype=np.int64)
     return _result(data, {1: state}, {1: reason}, lam, quality, len(canonical), candidate_indices={1: chosen},
-                   f1_path=f1_path)
+                   f1_scores=_f1_scores(criteria))
