@@ -340,7 +340,7 @@ def test_bad_arguments():
         ReducedSpaceHeadSampler(data, min_head_length=3, max_head_length=2)
     with pytest.raises(TypeError, match="BinaryData"):
         InterpretableTailSampler(data.X)
-    with pytest.raises(ValueError, match=r"rules\[0\] tail"):
+    with pytest.raises(ValueError, match=r"rules\[0\]: the tail is empty"):
         InterpretableTailSampler(data, [((0,), ())])
 
 

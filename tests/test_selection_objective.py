@@ -268,7 +268,8 @@ def test_check_rules_errors(rules, message):
 
 def test_check_rules_canonical_form_and_dedup():
     rules = [([2, 0], np.array([1])), ((0, 2), (1,)), ((np.int64(1),), [0])]
-    canonical, arrays, first = check_rules(rules, 3, 2, deduplicate=True)
+    checked = check_rules(rules, 3, 2, duplicates="drop")
+    canonical, arrays, first = checked.rules, checked.arrays, checked.first_index
     assert canonical == [((0, 2), (1,)), ((1,), (0,))]
     assert all(type(x) is int for rule in canonical for part in rule for x in part)
     assert first.tolist() == [0, 2]
@@ -299,11 +300,13 @@ def test_documented_examples():
     import doctest
     from pathlib import Path
 
+    import corset.rules._coverage
+    import corset.rules._predict
     import corset.selection._greedy
     import corset.selection._objective
-    import corset.selection._predict
 
-    for module in (corset.selection._greedy, corset.selection._objective, corset.selection._predict):
+    for module in (corset.selection._greedy, corset.selection._objective, corset.rules._predict,
+                   corset.rules._coverage):
         assert doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
     page = Path(__file__).resolve().parent.parent / "docs" / "selection.rst"
     if page.exists():

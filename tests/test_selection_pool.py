@@ -287,7 +287,7 @@ def test_rule_supports_from_bitsets_equal_merged_lists(global_random_seed, n_rec
     rules = {(tuple(sorted(rng.choice(12, size=rng.randint(1, 5), replace=False).tolist())),
               tuple(sorted(rng.choice(5, size=rng.randint(1, 3), replace=False).tolist()))) for _ in range(60)}
     rules = sorted(rules)
-    _, arrays, _ = check_rules(rules, 12, 5)
+    arrays = check_rules(rules, 12, 5).arrays
     f, lab = data.feature_records, data.label_records
     plain = _selection.rule_supports(f.indptr, f.ids, lab.indptr, lab.ids, data.n_records, *arrays)
     feature_bits, label_bits, n_words = data.column_bitsets()

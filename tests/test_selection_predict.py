@@ -82,9 +82,23 @@ def test_prediction_errors():
         predict_labels([((5,), (0,))], X, 2)
     with pytest.raises(ValueError, match=r"rules\[0\]: the tail holds a label id outside \[0, 2\)"):
         predict_labels([((0,), (2,))], X, 2)
-    with pytest.raises(ValueError, match=r"rules\[0\]: the head is empty"):
-        fired_rules([((), (0,))], X)
+    with pytest.raises(ValueError, match=r"rules\[0\]: the tail is empty"):
+        fired_rules([((0,), ())], X)
     with pytest.raises(ValueError, match="X must be a binary"):
         predict_labels([((0,), (0,))], X * 3, 2)
     with pytest.raises(TypeError, match="n_labels must be an integer"):
         predict_labels([((0,), (0,))], X, 2.5)
+
+
+def test_an_empty_head_fires_on_every_record():
+    """A default rule IF TRUE THEN T: its tail is predicted for every record."""
+    X = np.array([[1, 0, 0], [0, 1, 1], [0, 0, 0]], dtype=np.uint8)
+    rules = [((0,), (0,)), ((), (2,)), ((1, 2), (1,))]
+    fired = fired_rules(rules, X).toarray()
+    assert fired.tolist() == [[1, 1, 0], [0, 1, 1], [0, 1, 0]]
+    Y = predict_labels(rules, X, 3, dense=True)
+    assert Y.tolist() == [[1, 0, 1], [0, 1, 1], [0, 0, 1]]
+    # The same predictions as the rules with a head plus the default tail added by hand.
+    without = predict_labels([rules[0], rules[2]], X, 3, dense=True)
+    without[:, 2] = 1
+    assert np.array_equal(Y, without)

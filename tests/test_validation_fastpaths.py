@@ -181,7 +181,8 @@ def test_selection_check_rules_list_fast_path_matches_the_checked_path(rules, de
     """A list may take the vectorised path; an iterator over it takes the rule-by-rule path."""
     def outcome(value):
         try:
-            canonical, arrays, first = check_rules(value, 6, 3, deduplicate=deduplicate)
+            checked = check_rules(value, 6, 3, duplicates="drop" if deduplicate else "raise")
+            canonical, arrays, first = checked.rules, checked.arrays, checked.first_index
         except ValueError as exc:
             return "error", str(exc)
         for rule in canonical:

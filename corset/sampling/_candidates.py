@@ -12,7 +12,7 @@ from scratch unless the selection went back on a rule.
 import numpy as np
 
 from .._validation import _is_canonical, check_positive_int, check_seed
-from ..selection import CandidatePool
+from ..rules import CandidatePool
 from ._common import check_data, check_rules
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
 

@@ -52,7 +52,7 @@ import numpy as np
 
 from .._ext import _gh, _gh_memo, _heads, _ruleset
 from .._validation import check_ids, check_seed
-from ..selection import coverage_flags
+from ..rules import coverage_flags
 from ._errors import SamplingError
 
 _SEEDS = ("paper", "uniform", "uncovered", "deterministic")

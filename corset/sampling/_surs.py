@@ -44,12 +44,13 @@ draw) are the kernels of ``corset._ext._surs``.
 
 import numpy as np
 
-from .._ext import _surs, _tails, _weighted
+from .._ext import _surs, _weighted
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
 from .._validation import check_positive_int, check_seed, draw_seeds
 from ..binarydata import _Index
 from ..labelspace import DEFAULT_MAX_SETS, SetFamily, contained_sets, interpretable_space
-from ._common import cached_per_tail, check_data, check_n, check_rules, check_tail, new_tail_cache
+from ..rules import Coverage
+from ._common import cached_per_tail, check_data, check_n, check_tail, new_tail_cache
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
 from ._heads import DEFAULT_MAX_PROPOSALS, _csr_positions, check_head_lengths
 
@@ -148,6 +149,9 @@ class InterpretableTailSampler:
     family : SetFamily or iterable of label-id collections, optional
         A ready-made S⁻ (no empty or repeated set); then leave the clique
         parameters out.
+    coverage : corset.rules.Coverage, optional
+        The coverage state to follow (the greedy selection's, when the
+        sampler serves it); by default a new one of its own.
 
     Attributes
     ----------
@@ -183,8 +187,13 @@ class InterpretableTailSampler:
     """
 
     def __init__(self, data, rules=(), *, alpha=None, edge_probability=None, max_size=None, max_sets=None,
-                 on_overflow=None, family=None, _mutation=None):
+                 on_overflow=None, family=None, coverage=None, _mutation=None):
         self.data = check_data(data)
+        if coverage is None:
+            coverage = Coverage(data)
+        elif coverage.data is not data:
+            raise ValueError("coverage must be a corset.rules.Coverage of the same BinaryData as the sampler")
+        self.coverage = coverage
         if _mutation not in _TAIL_MUTATIONS:
             raise ValueError(f"unknown mutation {_mutation!r}")
         self._mutation = _TAIL_MUTATIONS[_mutation]
@@ -199,12 +208,11 @@ class InterpretableTailSampler:
         self._rs_ids = _nonempty(self.record_sets_.ids, INDEX_DTYPE)
         self._set_indptr = np.ascontiguousarray(self.family_.indptr, dtype=PTR_DTYPE)
         self._set_ids = _nonempty(self.family_.ids, INDEX_DTYPE)
-        # One flag per label occurrence (CSR order of data.Y), plus a pad.
-        self._covered = np.zeros(data.n_label_occurrences + 1, dtype=np.uint8)
-        self._n_uncovered = np.asarray(data.record_n_labels, dtype=np.int64).copy()
+        # One flag per label occurrence (CSR order of data.Y), plus a pad: the coverage's.
+        self._covered = coverage.covered_padded
         self._set_index = None
         self._set_tuples = {}
-        self.rules_ = []
+        self._applied = len(coverage)   # rules of the coverage reflected in the weights
         self._weights = self._record_weights(np.arange(data.n_records, dtype=INDEX_DTYPE))
         # w(D) are integers far below 2^53: exact as doubles, and so are their sums.
         self._tree = _weighted.sumtree(np.ascontiguousarray(self._weights, dtype=np.float64)
@@ -217,21 +225,25 @@ class InterpretableTailSampler:
                                   self._rs_ids, self._set_indptr, self._set_ids,
                                   np.ascontiguousarray(records, dtype=INDEX_DTYPE), self.data.n_labels)
 
+    @property
+    def rules_(self):
+        """The rules whose coverage has been applied, in order (those of :attr:`coverage`)."""
+        return self.coverage.rules
+
     def add_rules(self, rules):
         """Remove the coverage (eq. covD) of newly selected ``rules``; only the records they match change."""
-        rules = check_rules(rules, self.data)
-        touched = []
-        for head, tail in rules:
-            support = np.ascontiguousarray(self.data.rule_support(head, tail), dtype=INDEX_DTYPE)
-            _tails.cover(self._lab_indptr, self._lab_ids, support, np.asarray(tail, dtype=INDEX_DTYPE),
-                         self._covered, self._n_uncovered)
-            touched.append(support)
-        self.rules_.extend(rules)
-        if touched:
-            records = np.unique(np.concatenate(touched)).astype(INDEX_DTYPE)
-            if records.size:
-                self._weights[records] = self._record_weights(records)
-                _weighted.sumtree_update(self._tree, records, self._weights[records].astype(np.float64))
+        self.coverage.add_rules(rules)
+        self.sync()
+
+    def sync(self):
+        """Bring the weights up to date with rules added to :attr:`coverage` since the last call."""
+        if self._applied == len(self.coverage):
+            return
+        records = self.coverage.touched_records(self._applied)
+        self._applied = len(self.coverage)
+        if records.size:
+            self._weights[records] = self._record_weights(records)
+            _weighted.sumtree_update(self._tree, records, self._weights[records].astype(np.float64))
 
     @property
     def record_weights(self):
@@ -275,6 +287,7 @@ class InterpretableTailSampler:
         """
         n = check_n(n)
         rng = check_seed(random_state)
+        self.sync()
         if self.total_weight == 0:
             raise SamplingError("every set of the interpretable label space has uncovered area 0: "
                                 "the selected rules cover every label occurrence inside its sets")

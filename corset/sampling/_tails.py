@@ -26,8 +26,9 @@ import numpy as np
 
 from .._ext import _tails, _weighted
 from .._validation import check_seed, draw_seeds
-from ..selection._rules import _rows
-from ._common import check_data, check_n, check_rules, check_tail
+from ..rules._check import _rows
+from ..rules import Coverage
+from ._common import check_data, check_n, check_tail
 from ._errors import SamplingError
 
 
@@ -40,6 +41,10 @@ class TailSampler:
         Built once from (X, Y); the sampler keeps a reference, never a copy.
     rules : sequence of (head, tail), default=()
         Rules already selected; their coverage is removed from the weights.
+    coverage : corset.rules.Coverage, optional
+        The coverage state to follow (the greedy selection's, when the
+        sampler serves it); by default a new one of its own.  The sampler
+        reads it and catches up with rules added to it before each draw.
 
     Attributes
     ----------
@@ -64,19 +69,35 @@ class TailSampler:
     1
     """
 
-    def __init__(self, data, rules=()):
+    def __init__(self, data, rules=(), *, coverage=None):
         self.data = check_data(data)
         labels = data.record_labels
         self._indptr = labels.indptr
         self._ids = labels.ids
         self._n_labels = np.asarray(data.record_n_labels, dtype=np.int64)
-        self._covered = np.zeros(data.n_label_occurrences, dtype=np.uint8)
-        self._n_uncovered = self._n_labels.copy()
-        self.rules_ = []
+        if coverage is None:
+            coverage = Coverage(data)
+        elif coverage.data is not data:
+            raise ValueError("coverage must be a corset.rules.Coverage of the same BinaryData as the sampler")
+        self.coverage = coverage
         self._size = _weighted.tree_size(max(data.n_records, 1))
+        self._applied = len(coverage)   # rules of the coverage reflected in the weights
         self._rebuild()
         if rules:
             self.add_rules(rules)
+
+    @property
+    def rules_(self):
+        """The rules whose coverage has been applied, in order (those of :attr:`coverage`)."""
+        return self.coverage.rules
+
+    @property
+    def _covered(self):
+        return self.coverage.covered
+
+    @property
+    def _n_uncovered(self):
+        return self.coverage.n_uncovered
 
     # -- weights -------------------------------------------------------------
     def _max_exponent(self):
@@ -97,18 +118,23 @@ class TailSampler:
 
     def add_rules(self, rules):
         """Remove the coverage (eq. covD) of newly selected ``rules`` from the weights."""
-        rules = check_rules(rules, self.data)
-        touched = []
-        for head, tail in rules:
-            support = self.data.rule_support(head, tail)
-            _tails.cover(self._indptr, self._ids, support, np.asarray(tail, dtype=np.int32),
-                         self._covered, self._n_uncovered)
-            touched.append(support)
-        self.rules_.extend(rules)
+        self.coverage.add_rules(rules)
+        self.sync()
+
+    def sync(self):
+        """Bring the weights up to date with rules added to :attr:`coverage` since the last call.
+
+        Only the records those rules match change weight.  Called by
+        :meth:`sample`; the coverage may be shared with the greedy selection,
+        which adds the rules.
+        """
+        if self._applied == len(self.coverage):
+            return
+        records = self.coverage.touched_records(self._applied)
+        self._applied = len(self.coverage)
         if self._max_exponent() != self._exponent:
             self._rebuild()
-        elif touched:
-            records = np.unique(np.concatenate(touched)).astype(np.int32)
+        else:
             _weighted.sumtree_update(self._tree, records, self._scaled_weights(records))
 
     @property
@@ -160,6 +186,7 @@ class TailSampler:
         """
         n = check_n(n)
         rng = check_seed(random_state)
+        self.sync()
         if self.total_uncovered == 0:
             raise SamplingError("every label occurrence is covered by the selected rules: "
                                 "every tail has uncovered area 0")

@@ -9,11 +9,7 @@ corrections of PAPER-NOTES notes 1-7:
   every step and an optional second round, on a :class:`~corset.BinaryData`;
 * the objective's terms (:func:`objective`, :func:`uncovered_area`,
   :func:`adjusted_accuracy`, :func:`rule_quality`, :func:`jaccard_distance`,
-  :func:`submodular_quality`) and the record-level coverage of section samp
-  (:func:`d_specific_coverage`, :func:`marginal_coverage`,
-  :func:`coverage_flags`, :func:`uncovered_label_counts`);
-* :class:`CandidatePool`: a candidate pool held as CSR arrays;
-* :func:`predict_labels` and :func:`fired_rules`;
+  :func:`submodular_quality`);
 * :func:`default_tail`: the labels of a default rule (empty head) chosen
   for training micro-F1 after the selection;
 * :class:`MicroF1Path`: the training micro-F1 of a growing rule set, which
@@ -22,27 +18,35 @@ corrections of PAPER-NOTES notes 1-7:
   :class:`ShareTolerance`, :class:`BestTrainingF1`) that plug into the one
   greedy loop of every entry point.
 
-A rule is a pair ``(head, tail)`` of sorted tuples of feature ids and label ids.
+A rule is a pair ``(head, tail)`` of sorted tuples of feature ids and label
+ids; rules, candidate pools, coverage and prediction live in the rule layer
+:mod:`corset.rules` (``check_rules``, ``CandidatePool``, ``coverage_flags``,
+``d_specific_coverage``, ``marginal_coverage``, ``uncovered_label_counts``,
+``predict_labels`` and ``fired_rules`` are re-exported here).
 """
 from ._default import default_tail
 from ._f1path import MicroF1Path
 from ._greedy import SelectionResult, SelectionStep, greedy_selection, select_rules
-from ._objective import (
+from ..rules import (  # the rule layer's names, re-exported where earlier versions had them
+    CandidatePool,
+    check_rules,
     coverage_flags,
     d_specific_coverage,
-    jaccard_distance,
+    fired_rules,
     marginal_coverage,
+    predict_labels,
+    uncovered_label_counts,
+)
+from ._objective import (
+    jaccard_distance,
     objective,
     objective_terms,
     pairwise_distances,
     rule_quality,
     submodular_quality,
     uncovered_area,
-    uncovered_label_counts,
 )
-from ._pool import CandidatePool
-from ._predict import fired_rules, predict_labels
-from ._rules import RuleStatistics, adjusted_accuracy, check_rules, rule_statistics
+from ._rules import RuleStatistics, adjusted_accuracy, rule_statistics
 from ._stopping import BestTrainingF1, RuleBudget, ShareTolerance, StepInfo, StoppingCriterion
 
 __all__ = [

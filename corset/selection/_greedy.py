@@ -41,8 +41,9 @@ from .._validation import check_positive_int
 from ..binarydata import BinaryData
 from ._stopping import BestTrainingF1, RuleBudget, ShareTolerance, StepInfo, check_stopping_criteria, check_tol
 from ._objective import _areas, _check_lam, check_quality, objective_terms
-from ._pool import CandidatePool
-from ._rules import RuleStatistics, _gather_csr, _statistics_from_csr, check_rules
+from ..rules import CandidatePool, Coverage, check_rules
+from ..rules._check import _gather_csr
+from ._rules import RuleStatistics, _statistics_from_csr
 
 __all__ = ["SelectionResult", "SelectionStep", "greedy_selection", "select_rules"]
 
@@ -175,15 +176,18 @@ def _new_columns():
 
 
 class _State:
-    """Coverage state and chosen rules of one greedy run."""
+    """The chosen rules of one greedy run and their coverage.
+
+    The coverage (:class:`corset.rules.Coverage`) is the one the candidate
+    generator's samplers read: the selection updates it, the samplers follow.
+    """
 
     def __init__(self, data):
         self.data = data
-        self.y_indptr = np.ascontiguousarray(data.Y.indptr, dtype=np.int64)
-        self.covered = np.zeros(data.n_label_occurrences, dtype=np.uint8)
-        self.best_accuracy = np.zeros(data.n_label_occurrences, dtype=np.float64)
-        self.rules = []
-        self.keys = set()
+        self.coverage = Coverage(data)
+        self.covered = self.coverage.covered
+        self.best_accuracy = self.coverage.best_accuracy
+        self.rules = self.coverage.rules
         self.gains = []
         self.areas = []
         self.shares = []
@@ -202,13 +206,10 @@ class _State:
         return area / n if n else 0.0
 
     def add(self, stats, index, gain, area):
-        new = _selection.add_coverage(self.y_indptr, self.data.Y.indices, self.covered, self.best_accuracy,
-                                      stats.support(index), stats.tail(index), float(stats.accuracy[index]))
+        rule = stats.rule(index)
+        new = self.coverage.add(*rule, support=stats.support(index), accuracy=float(stats.accuracy[index]))
         # The kernel's area and the update must agree: both read the same flags.
         assert new == area, (new, area)
-        rule = stats.rule(index)
-        self.rules.append(rule)
-        self.keys.add(rule)
         row = slice(index, index + 1)
         self._heads.append(stats.head_indptr, stats.head_ids, row)
         self._supports.append(stats.support_indptr, stats.support_ids, row)
@@ -426,8 +427,8 @@ class _GeneratedPools:
                                  f"labels; the data has {data.n_features} and {data.n_labels}")
             canonical, arrays = None, pool.arrays   # validated when the pool was built
         else:
-            canonical, arrays, _ = check_rules(pool, data.n_features, data.n_labels, name="candidate pool",
-                                               deduplicate=True)
+            checked = check_rules(pool, data.n_features, data.n_labels, name="candidate pool", duplicates="drop")
+            canonical, arrays = checked.rules, checked.arrays
         if arrays[0].shape[0] <= 1:
             return None
         # The first occurrence of each rule, its number, and whether it is new or chosen already.
@@ -812,8 +813,8 @@ def select_rules(X, Y, candidates, *, n_rules=150, lam=1.0, quality="paper", tol
     f1_patience = _check_f1_patience(f1_patience)
     criteria = _criteria(n_rules, tol, patience, share_criterion, keep_stopping_rule, f1_patience,
                          stopping_criteria)
-    canonical, arrays, first_index = check_rules(candidates, data.n_features, data.n_labels, name="candidates",
-                                                 deduplicate=True)
+    checked = check_rules(candidates, data.n_features, data.n_labels, name="candidates", duplicates="drop")
+    canonical, arrays, first_index = checked.rules, checked.arrays, checked.first_index
     stats = _statistics_from_csr(data, canonical, arrays)
     pool = _FixedPool(data, stats, lam, quality == "submodular", allow_empty_coverage, min_support)
     state, reason = _greedy(data, pool, criteria, round_number=1, callback=callback)

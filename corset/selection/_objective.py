@@ -11,8 +11,8 @@
   (note 2), and the monotone submodular variant of note 1,
   ``f_Q(ℛ) = Q(ℛ) + λ Σ_{i<j} d(R_i, R_j)`` with
   ``Q(ℛ) = Σ_{(i,k) ∈ cov(ℛ)} max {a(R) : R ∈ ℛ covers (i,k)}``;
-* the record-level coverage of section samp (eqs. covD, covDset, covDtail),
-  which the tail sampler's weights are built from.
+* coverage itself (eqs. covD, covDset, covDtail) lives in the rule layer,
+  :mod:`corset.rules`, shared with the samplers.
 
 The cases the paper leaves undefined (PAPER-NOTES note 5) get these values:
 a(R) = 0 when D[H] is empty and when the tail is carried by every record
@@ -23,20 +23,17 @@ is empty.
 import numpy as np
 
 from .._ext import _selection
+from ..rules import coverage_flags
 from ._rules import RuleStatistics, rule_statistics
 
 __all__ = [
-    "coverage_flags",
-    "d_specific_coverage",
     "jaccard_distance",
-    "marginal_coverage",
     "objective",
     "objective_terms",
     "pairwise_distances",
     "rule_quality",
     "submodular_quality",
     "uncovered_area",
-    "uncovered_label_counts",
 ]
 
 QUALITIES = ("paper", "submodular")
@@ -76,98 +73,6 @@ def _coverage_state(data, stats):
     covered[positions] = 1
     np.maximum.at(best, positions, np.repeat(stats.accuracy, np.diff(indptr)))
     return covered, best
-
-
-def coverage_flags(data, rules):
-    """Which label occurrences the rules cover: cov(ℛ) as flags.
-
-    Parameters
-    ----------
-    data : BinaryData
-    rules : sequence of (head, tail)
-
-    Returns
-    -------
-    ndarray of uint8, shape (data.n_label_occurrences,)
-        Aligned with ``data.Y.indices``: occurrence (i, k) is at position
-        ``data.Y.indptr[i]`` + the rank of k among record i's labels; 1 when
-        some rule of ``rules`` matches record i and has k in its tail.
-    """
-    stats = _statistics(data, rules, "rules")
-    return _coverage_state(data, stats)[0]
-
-
-def uncovered_label_counts(data, rules):
-    """|U_D| per record: the labels of each record that no rule of ``rules`` covers.
-
-    ``U_D = L_D \\ cov_D(ℛ)`` (section samp, the shortcut below eq.
-    covDtail); the record weight of tail sampling (eq. wgtRD) is
-    ``|U_D| · 2^(|L_D| − 1)``.  Returns int64, shape (data.n_records,).
-    """
-    flags = coverage_flags(data, rules)
-    row = np.repeat(np.arange(data.n_records), data.record_n_labels)
-    return np.bincount(row, weights=1 - flags.astype(np.int64), minlength=data.n_records).astype(np.int64)
-
-
-def d_specific_coverage(rules, record_features, record_labels):
-    """D-specific coverage cov_D(ℛ) of a rule set on one record (eqs. covD, covDset).
-
-    ``cov_D(R) = L_D ∩ T`` if R matches D (H ⊆ F_D and T ⊆ L_D), else ∅;
-    ``cov_D(ℛ)`` is the union over ℛ.  Items may be any hashable ids (the
-    paper's example uses letters for labels).
-
-    Parameters
-    ----------
-    rules : iterable of (head, tail)
-        Pass ``[rule]`` for a single rule.
-    record_features, record_labels : iterable
-        F_D and L_D.
-
-    Returns
-    -------
-    frozenset
-
-    Examples
-    --------
-    The example of section samp, corrected as in PAPER-NOTES note 7 (R3 has
-    head {2, 4}, which does not match D):
-
-    >>> D = ({0, 1, 2, 3}, {"a", "b", "c"})
-    >>> R = [({0, 1}, {"a"}), ({1, 2}, {"a", "b"}), ({2, 4}, {"a", "c"})]
-    >>> [sorted(d_specific_coverage([r], *D)) for r in R]
-    [['a'], ['a', 'b'], []]
-    """
-    features = frozenset(record_features)
-    labels = frozenset(record_labels)
-    covered = set()
-    for head, tail in rules:
-        tail = frozenset(tail)
-        if frozenset(head) <= features and tail <= labels:
-            covered |= labels & tail
-    return frozenset(covered)
-
-
-def marginal_coverage(tail, rules, record_features, record_labels):
-    """Marginal coverage ``(L_D ∩ T) \\ cov_D(ℛ)`` of a tail on one record (eq. covDtail).
-
-    Its size is the tail's weight on the record, ``w(T, D)`` (eq. wgtR-tail).
-
-    Examples
-    --------
-    >>> D = ({0, 1, 2, 3}, {"a", "b", "c"})
-    >>> R = [({0, 1}, {"a"}), ({1, 2}, {"a", "b"}), ({2, 4}, {"a", "c"})]
-    >>> sorted(marginal_coverage({"b", "c"}, R, *D))
-    ['c']
-
-    With the printed R3 = {2, 3} -> {a, c}, which does match D, c is covered
-    and the weight is 0 (PAPER-NOTES note 7):
-
-    >>> R[2] = ({2, 3}, {"a", "c"})
-    >>> len(marginal_coverage({"b", "c"}, R, *D))
-    0
-    """
-    labels = frozenset(record_labels)
-    return (labels & frozenset(tail)) - d_specific_coverage(rules, record_features, labels)
 
 
 # -- single terms ----------------------------------------------------------

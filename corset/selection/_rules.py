@@ -1,197 +1,20 @@
-"""Rules as plain data, their validation, and their support statistics.
+"""Support statistics of rules: what every term of the objective reads.
 
-A rule is a pair ``(head, tail)`` of sorted tuples of Python ints: feature ids
-and label ids (section problem_formulation of the paper).  This module turns
-user-supplied rules into that canonical form (with a clear error for anything
-else) and computes, for a list of rules on a :class:`~corset.BinaryData`, the
-statistics every objective term reads: D[H], D[T], D[R] (as a CSR of record
+For a list of rules on a :class:`~corset.BinaryData` (validated by
+:func:`corset.rules.check_rules`): D[H], D[T], D[R] (as a CSR of record
 ids), the precision P_R, the base rate P_D and the adjusted accuracy a(R)
 (eq. disc).  It only reads the data layer and calls the kernels of
 ``corset._ext._selection``.
 """
-import numbers
-from itertools import chain
-from operator import itemgetter
-
 import numpy as np
 from scipy.special import rel_entr
 
-from .._ext import _ruleset, _selection
+from .._ext import _selection
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
-from .._validation import _is_canonical
+from ..rules import check_rules
+from ..rules._check import _gather_csr, _rows
 
-__all__ = ["adjusted_accuracy", "check_rules", "rule_statistics", "RuleStatistics"]
-
-
-def _canonical_ids(ids, n, what, where):
-    """Sorted tuple of distinct ints in [0, n) from ``ids``; ``where`` names the rule in errors."""
-    # Fast path: already canonical (a strictly increasing tuple of Python ints in range),
-    # which is what the samplers produce.
-    if type(ids) is tuple and ids and _is_canonical(ids, n):
-        return ids
-    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
-        raise ValueError(f"{where}: the {what} must be a sequence of integer ids; got {ids!r}")
-    values = []
-    for x in ids:
-        if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
-            raise ValueError(f"{where}: the {what} must hold integer ids; got {x!r} in {ids!r}")
-        values.append(int(x))
-    if not values:
-        raise ValueError(f"{where}: the {what} is empty; a rule needs a non-empty head and a non-empty tail")
-    values.sort()
-    if values[0] < 0 or values[-1] >= n:
-        kind = "feature" if what == "head" else "label"
-        raise ValueError(f"{where}: the {what} holds a {kind} id outside [0, {n}): {values}")
-    for a, b in zip(values, values[1:]):
-        if a == b:
-            raise ValueError(f"{where}: the {what} holds a duplicate id: {values}")
-    return tuple(values)
-
-
-def check_rules(rules, n_features, n_labels, *, name="rules", deduplicate=False):
-    """Validate rules and return their canonical form and CSR arrays.
-
-    Parameters
-    ----------
-    rules : iterable of (head, tail)
-        Heads are sequences of feature ids in ``[0, n_features)``, tails
-        sequences of label ids in ``[0, n_labels)``; both non-empty, without
-        duplicates, in any order.
-    n_features, n_labels : int
-        Sizes of the feature and label spaces.
-    name : str
-        The argument's name, used in error messages.
-    deduplicate : bool, default=False
-        If True, keep the first occurrence of each rule (first-seen order);
-        otherwise a repeated rule is an error.
-
-    Returns
-    -------
-    canonical : list of (tuple of int, tuple of int)
-        The rules with sorted heads and tails.
-    arrays : tuple
-        ``(head_indptr, head_ids, tail_indptr, tail_ids)``: int64 offsets and
-        int32 ids, one row per canonical rule.
-    first_index : ndarray of int64
-        For each canonical rule, its position in ``rules`` (its first
-        occurrence when deduplicating).
-
-    Raises
-    ------
-    ValueError
-        If a rule is not a (head, tail) pair, a head or tail is empty, holds a
-        non-integer, a duplicate or an id out of range, or (without
-        ``deduplicate``) a rule occurs twice.
-    """
-    if isinstance(rules, (str, bytes)) or not hasattr(rules, "__iter__"):
-        raise ValueError(f"{name} must be a sequence of (head, tail) pairs; got {rules!r}")
-    if type(rules) is list:
-        fast = _canonical_list(rules, n_features, n_labels)
-        if fast is not None:
-            return fast
-    seen = {}
-    canonical = []
-    first_index = []
-    for i, rule in enumerate(rules):
-        if (type(rule) is tuple and len(rule) == 2 and _is_canonical(rule[0], n_features)
-                and _is_canonical(rule[1], n_labels) and rule[0] and rule[1]):
-            # Already canonical (what the samplers produce): the rule is its own key.
-            key = rule
-        else:
-            where = f"{name}[{i}]"
-            try:
-                head, tail = rule
-            except (TypeError, ValueError):
-                raise ValueError(f"{where} must be a (head, tail) pair of id sequences; got {rule!r}") from None
-            key = (_canonical_ids(head, n_features, "head", where), _canonical_ids(tail, n_labels, "tail", where))
-        if key in seen:
-            if deduplicate:
-                continue
-            raise ValueError(f"{name}[{i}] repeats {name}[{seen[key]}]: {key}; a rule set holds each rule once")
-        seen[key] = i
-        canonical.append(key)
-        first_index.append(i)
-    return canonical, _rules_to_csr(canonical), np.asarray(first_index, dtype=np.int64)
-
-
-def _csr_if_canonical(parts, n):
-    """(indptr, ids) of ``parts`` if every part is a non-empty, strictly increasing tuple of ints in [0, n).
-
-    None otherwise.  The per-item work is C iteration (``map``, ``chain``,
-    ``min``/``max``) and one numpy comparison, no loop in the interpreter.
-    """
-    if set(map(type, parts)) != {tuple}:
-        return None
-    lengths = list(map(len, parts))
-    if 0 in lengths:
-        return None
-    flat = list(chain.from_iterable(parts))
-    if set(map(type, flat)) != {int}:  # bool, float, numpy ints: the checked path converts or rejects them
-        return None
-    if min(flat) < 0 or max(flat) >= n:
-        return None
-    indptr = np.zeros(len(parts) + 1, dtype=PTR_DTYPE)
-    np.cumsum(lengths, out=indptr[1:])
-    ids = np.array(flat, dtype=INDEX_DTYPE)
-    if len(flat) > len(parts):  # some part has two ids or more: are they increasing?
-        increasing = ids[1:] > ids[:-1]
-        increasing[indptr[1:-1] - 1] = True  # comparisons across two parts do not count
-        if not increasing.all():
-            return None
-    return indptr, ids
-
-
-def _canonical_list(rules, n_features, n_labels):
-    """:func:`check_rules`'s result when ``rules`` is a list of distinct canonical rules, else None.
-
-    The form the samplers produce, recognised without a Python loop; for
-    anything else the caller takes the checked path, which canonicalises or
-    raises the documented error.  The result is the same either way.
-    """
-    if not rules or set(map(type, rules)) != {tuple} or set(map(len, rules)) != {2}:
-        return None
-    heads = _csr_if_canonical(list(map(itemgetter(0), rules)), n_features)
-    if heads is None:
-        return None
-    tails = _csr_if_canonical(list(map(itemgetter(1), rules)), n_labels)
-    if tails is None or len(set(rules)) != len(rules):
-        return None
-    return list(rules), heads + tails, np.arange(len(rules), dtype=np.int64)
-
-
-def _rules_to_csr(canonical):
-    n = len(canonical)
-    head_lengths = np.fromiter((len(h) for h, _ in canonical), dtype=PTR_DTYPE, count=n)
-    tail_lengths = np.fromiter((len(t) for _, t in canonical), dtype=PTR_DTYPE, count=n)
-    head_indptr = np.zeros(n + 1, dtype=PTR_DTYPE)
-    tail_indptr = np.zeros(n + 1, dtype=PTR_DTYPE)
-    np.cumsum(head_lengths, out=head_indptr[1:])
-    np.cumsum(tail_lengths, out=tail_indptr[1:])
-    head_ids = np.fromiter((f for h, _ in canonical for f in h), dtype=INDEX_DTYPE, count=int(head_indptr[-1]))
-    tail_ids = np.fromiter((k for _, t in canonical for k in t), dtype=INDEX_DTYPE, count=int(tail_indptr[-1]))
-    return head_indptr, head_ids, tail_indptr, tail_ids
-
-
-def _rows(indptr, ids):
-    """The rows of a CSR ``(indptr, ids)`` as tuples of Python ints."""
-    values = ids.tolist()
-    bounds = indptr.tolist()
-    return [tuple(values[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-
-
-def _gather_csr(indptr, ids, rows):
-    """Rows ``rows`` of a CSR (indptr, ids), as a new (indptr, ids)."""
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    if ids.dtype == INDEX_DTYPE and indptr.dtype == PTR_DTYPE:
-        # The library's own CSR arrays: one compiled pass (about ten numpy calls otherwise).
-        return _ruleset.gather_rows(indptr, ids, rows)
-    starts = indptr[rows]
-    lengths = indptr[rows + 1] - starts
-    new_indptr = np.zeros(rows.shape[0] + 1, dtype=PTR_DTYPE)
-    np.cumsum(lengths, out=new_indptr[1:])
-    # Position of every gathered element in the old ids array.
-    offsets = np.arange(int(new_indptr[-1]), dtype=np.int64) - np.repeat(new_indptr[:-1] - starts, lengths)
-    return new_indptr, np.ascontiguousarray(ids[offsets], dtype=ids.dtype)
+__all__ = ["adjusted_accuracy", "rule_statistics", "RuleStatistics"]
 
 
 def adjusted_accuracy(rule_count, head_count, tail_count, n_records):
@@ -365,7 +188,7 @@ def rule_statistics(data, rules, *, name="rules", deduplicate=False):
     data : BinaryData
         Features and labels (``Y`` required).
     rules : iterable of (head, tail)
-        See :func:`check_rules`.
+        See :func:`corset.rules.check_rules` (heads non-empty).
     name : str
         Argument name for error messages.
     deduplicate : bool, default=False
@@ -375,6 +198,6 @@ def rule_statistics(data, rules, *, name="rules", deduplicate=False):
     -------
     RuleStatistics
     """
-    canonical, arrays, _ = check_rules(rules, data.n_features, data.n_labels, name=name,
-                                       deduplicate=deduplicate)
-    return _statistics_from_csr(data, canonical, arrays)
+    rules = check_rules(rules, data.n_features, data.n_labels, name=name,
+                        duplicates="drop" if deduplicate else "raise")
+    return _statistics_from_csr(data, rules.rules, rules.arrays)

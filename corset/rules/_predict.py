@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from .._ext import _selection
 from .._validation import check_positive_int
 from ..binarydata import BinaryData
-from ._rules import check_rules
+from ._check import _gather_csr, check_rules
 
 __all__ = ["fired_rules", "predict_labels"]
 
@@ -28,14 +28,27 @@ def _features(X):
 
 
 def _fired(rules, data, n_labels):
-    canonical, arrays, _ = check_rules(rules, data.n_features, n_labels, name="rules")
-    head_indptr, head_ids, tail_indptr, tail_ids = arrays
+    rules = check_rules(rules, data.n_features, n_labels, name="rules", allow_empty_head=True)
+    head_indptr, head_ids, tail_indptr, tail_ids = rules.arrays
+    n_rules = len(rules)
+    empty = np.flatnonzero(np.diff(head_indptr) == 0)
+    if empty.size:
+        # A rule with an empty head (a default rule) fires on every record.
+        with_head = np.flatnonzero(np.diff(head_indptr) > 0)
+        head_indptr, head_ids = _gather_csr(head_indptr, head_ids, with_head)
     index = data.feature_records
     support_indptr, support_ids = _selection.supports(index.indptr, index.ids, data.n_records,
                                                       head_indptr, head_ids)
-    n_rules = len(canonical)
-    by_rule = sp.csr_array((np.ones(support_ids.shape[0], dtype=np.uint8), support_ids, support_indptr),
-                           shape=(n_rules, data.n_records))
+    if empty.size:
+        rows = np.concatenate([np.repeat(with_head, np.diff(support_indptr)),
+                               np.repeat(empty, data.n_records)])
+        records = np.concatenate([support_ids, np.tile(np.arange(data.n_records, dtype=support_ids.dtype),
+                                                       empty.size)])
+        by_rule = sp.csr_array((np.ones(rows.size, dtype=np.uint8), (rows, records)),
+                               shape=(n_rules, data.n_records))
+    else:
+        by_rule = sp.csr_array((np.ones(support_ids.shape[0], dtype=np.uint8), support_ids, support_indptr),
+                               shape=(n_rules, data.n_records))
     fired = sp.csr_array(by_rule.T.tocsr())
     fired.sort_indices()
     return fired, tail_indptr, tail_ids
@@ -47,8 +60,8 @@ def fired_rules(rules, X):
     Parameters
     ----------
     rules : sequence of (head, tail)
-        Non-empty heads of feature ids; tails are not used (but validated as
-        non-empty id sets).
+        Heads of feature ids (an empty head fires on every record); tails
+        are not used (but validated as non-empty id sets).
     X : array-like or sparse matrix of shape (n_records, n_features), or BinaryData
         Binary features.
 
@@ -68,8 +81,9 @@ def predict_labels(rules, X, n_labels, *, dense=False):
     Parameters
     ----------
     rules : sequence of (head, tail)
-        Heads of feature ids in ``[0, n_features)``, tails of label ids in
-        ``[0, n_labels)``, both non-empty.
+        Heads of feature ids in ``[0, n_features)`` (an empty head, as in a
+        default rule, fires on every record), non-empty tails of label ids
+        in ``[0, n_labels)``.
     X : array-like or sparse matrix of shape (n_records, n_features), or BinaryData
         Binary features (dense or sparse).
     n_labels : int
@@ -84,7 +98,7 @@ def predict_labels(rules, X, n_labels, *, dense=False):
     Examples
     --------
     >>> import numpy as np
-    >>> from corset.selection import predict_labels
+    >>> from corset.rules import predict_labels
     >>> rules = [((0,), (0,)), ((1, 2), (1, 2))]
     >>> X = np.array([[1, 0, 0], [1, 1, 1], [0, 1, 0]])
     >>> predict_labels(rules, X, n_labels=3, dense=True)

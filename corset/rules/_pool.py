@@ -13,7 +13,7 @@ from itertools import chain
 import numpy as np
 
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
-from ._rules import _rows
+from ._check import _rows
 
 __all__ = ["CandidatePool"]
 
@@ -69,7 +69,7 @@ class CandidatePool(Sequence):
 
     Examples
     --------
-    >>> from corset.selection import CandidatePool
+    >>> from corset.rules import CandidatePool
     >>> pool = CandidatePool([0, 1, 3], [4, 0, 2], [0, 1, 2], [1, 0], n_features=5, n_labels=2)
     >>> list(pool)
     [((4,), (1,)), ((0, 2), (0,))]
