@@ -127,7 +127,7 @@ def test_argument_errors_name_the_argument():
         sample_tails(X, Y, -1)
     with pytest.raises(ValueError, match="max_proposals"):
         sample_heads(X, Y, (0,), 1, max_proposals=0)
-    with pytest.raises(ValueError, match=r"rules\[0\] tail"):
+    with pytest.raises(ValueError, match=r"rules\[0\]: the tail is empty"):
         sample_tails(X, Y, 1, rules=[((0,), ())])
     with pytest.raises(ValueError, match=r"rules\[0\]"):
         sample_tails(X, Y, 1, rules=[(0,)])
@@ -137,17 +137,86 @@ def test_argument_errors_name_the_argument():
         TailSampler(X)
 
 
-def test_unprovided_methods_and_spaces_raise_not_implemented(monkeypatch):
+def test_unknown_methods_and_spaces_name_the_registered_ones():
     X, Y = small(9)
-    monkeypatch.setitem(sampling._HEAD_METHODS, "later", ("corset.sampling._does_not_exist", "make_head_sampler"))
-    monkeypatch.setitem(sampling._TAIL_SPACES, "later", ("corset.sampling._errors", "make_tail_sampler"))
-    with pytest.raises(NotImplementedError, match="later"):
+    with pytest.raises(ValueError, match=r"method must be one of \('cftp', 'rejection', 'surs', 'gh'\)"):
         sample_heads(X, Y, (0,), 1, method="later")
-    with pytest.raises(NotImplementedError, match="later"):
+    with pytest.raises(ValueError, match=r"space must be one of \('full', 'interpretable'\)"):
         sample_tails(X, Y, 1, space="later")
-    for name in ("surs", "gh"):
-        assert name in sampling._HEAD_METHODS
-    assert "interpretable" in sampling._TAIL_SPACES
+
+
+class _FirstLabelTails(sampling.TailSpaceSampler):
+    """A toy tail space: the single-label tails of labels some uncovered occurrence carries."""
+
+    def __init__(self, data, rules=(), *, coverage=None, bad=False):
+        from corset.rules import Coverage
+
+        self.data = data
+        self.coverage = coverage if coverage is not None else Coverage(data)
+        self.bad = bad
+        self.synced = 0
+        if rules:
+            self.add_rules(rules)
+
+    def sync(self):
+        self.synced = len(self.coverage)
+
+    def sample(self, n, random_state=None):
+        self.sync()
+        if self.bad:
+            return [(self.data.n_labels,)] * n   # out of range: the generator must catch it
+        ids = self.data.Y.indices[self.coverage.covered == 0]
+        if ids.size == 0:
+            raise sampling.SamplingError("all covered")
+        rng = np.random.RandomState(random_state.randint(2**31) if hasattr(random_state, "randint")
+                                    else random_state)
+        return [(int(k),) for k in rng.choice(ids, n)]
+
+
+class _FirstFeatureHeads(sampling.HeadMethodSampler):
+    """A toy head method: the single features of the tail's first positive record."""
+
+    def __init__(self, data, *, proposal="paper", min_head_length=1, max_head_length=None):
+        self.data = data
+        self.followed = None
+
+    def follow_coverage(self, coverage):
+        self.followed = coverage
+
+    def sample(self, tail, n, random_state=None):
+        records = self.data.tail_support(np.asarray(tail, dtype=np.int32))
+        features = self.data.X.indices[self.data.X.indptr[records[0]]:self.data.X.indptr[records[0] + 1]]
+        return [(int(f),) for f in features[:n]]
+
+
+def test_registered_samplers_serve_the_generator_and_the_selection(monkeypatch):
+    from corset.selection import greedy_selection
+
+    monkeypatch.setattr(sampling._registry, "TAIL_SPACES", dict(sampling.TAIL_SPACES))
+    monkeypatch.setattr(sampling._registry, "HEAD_METHODS", dict(sampling.HEAD_METHODS))
+    monkeypatch.setattr(sampling._candidates, "TAIL_SPACES", sampling._registry.TAIL_SPACES)
+    sampling._registry.register_tail_space("toy", _FirstLabelTails)
+    sampling._registry.register_head_method("toy", _FirstFeatureHeads)
+    with pytest.raises(ValueError, match="registered already"):
+        sampling._registry.register_head_method("toy", _FirstFeatureHeads)
+    with pytest.raises(TypeError, match="must subclass HeadMethodSampler"):
+        sampling._registry.register_head_method("other", _FirstLabelTails)
+    X, Y = small(9)
+    data = BinaryData(X, Y)
+    generator = CandidateGenerator(data, n_tails=5, n_heads_per_tail=3, head_method="toy", space="toy",
+                                   random_state=0)
+    result = greedy_selection(data, generator, n_rules=4, lam=0.1, tol=None)
+    assert 1 <= len(result.rules) <= 4
+    assert all(len(h) == 1 and len(t) == 1 for h, t in result.rules)
+    # The samplers followed the selection's own coverage.
+    assert generator._head_sampler.followed is generator.coverage
+    assert generator._tail_sampler.synced == len(generator.coverage) - 1
+    assert generator.coverage.rules == result.rules[:len(generator.coverage.rules)]
+    # Tails of a space from outside corset are checked before the head samplers see them.
+    bad = CandidateGenerator(data, n_tails=2, head_method="toy", space="toy", tail_options={"bad": True},
+                             random_state=0)
+    with pytest.raises(ValueError, match="tail"):
+        bad([])
 
 
 # -- documented outcomes ------------------------------------------------------------
@@ -294,19 +363,3 @@ def test_candidate_generator_skips_tails_without_negatives_and_stops_when_covere
     assert ((0,), "no negative record") in gen.skipped_tails_
     everything = [((), (0, 1, 2))] + [((), (k,)) for k in range(3)]
     assert gen(everything) == [] and gen.exhausted_
-
-
-def test_candidate_generator_remembers_canonical_tails_by_identity():
-    """A tail found canonical is remembered by identity only: an equal but different object
-    (a bool, a list, an unsorted or out-of-range tuple) is checked again and refused."""
-    X, Y = small(12, n=60, f=8, l=4)
-    data = BinaryData(X, Y)
-    gen = CandidateGenerator(data, n_tails=10, n_heads_per_tail=3, random_state=0)
-    one, both = (1,), (0, 1)
-    assert gen._all_canonical([one, both]) and gen._all_canonical([both, one])
-    assert gen._canonical_tails[id(one)] is one
-    assert not gen._all_canonical([one, (True,)])          # equal to (1,), not canonical
-    assert not gen._all_canonical([one, [1]])
-    assert not gen._all_canonical([(1, 0)])
-    assert not gen._all_canonical([(data.n_labels,)])
-    assert not gen._all_canonical([()])

@@ -26,8 +26,8 @@ from corset.labelspace import CliqueOverflowError, SetFamily, interpretable_spac
 from corset.sampling import (CandidateGenerator, NoDiscriminativeHeadError, NoNegativeRecordsError,
                              ProposalLimitError, RuleSampler, SamplingError, sample_heads, sample_tails)
 from corset.sampling._enumerate import goodness_of_fit, head_target, tail_target
-from corset.sampling._surs import (InterpretableTailSampler, ReducedSpaceHeadSampler, make_head_sampler,
-                                   make_tail_sampler)
+from corset.sampling import make_head_sampler, make_tail_sampler
+from corset.sampling._surs import InterpretableTailSampler, ReducedSpaceHeadSampler
 from sampling_testdata import pick_tail, random_data
 from sampling_testdata import random_rules as _random_rules
 
@@ -242,8 +242,8 @@ def test_public_entry_points():
         X, Y, (0,), 30, method="surs", max_head_length=2, random_state=2, alpha=0.5)
     sampler = RuleSampler(X, Y)
     assert sampler.sample_tails(50, space="interpretable", random_state=1) == tails
-    assert isinstance(make_tail_sampler(sampler.data), InterpretableTailSampler)
-    assert isinstance(make_head_sampler(sampler.data, max_head_length=2), ReducedSpaceHeadSampler)
+    assert isinstance(make_tail_sampler(sampler.data, space="interpretable"), InterpretableTailSampler)
+    assert isinstance(make_head_sampler(sampler.data, method="surs", max_head_length=2), ReducedSpaceHeadSampler)
 
 
 def test_candidate_generator_with_both_spaces():

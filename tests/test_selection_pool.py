@@ -153,7 +153,8 @@ def synthetic():
 
 def _pool_by_tuples(gen, selected):
     """The generator's pool built the way it was before pools became arrays: tuples from sample_many/sample."""
-    gen._sync(selected)
+    gen._apply(selected)
+    gen._head_sampler.follow_coverage(gen.coverage)
     tails = gen._tail_sampler.sample(gen.n_tails, gen._rng)
     if hasattr(gen._head_sampler, "sample_many"):
         batches, errors = gen._head_sampler.sample_many(tails, gen.n_heads_per_tail, gen._rng)
@@ -195,7 +196,8 @@ def test_gh_sample_pool_equals_sample_many(synthetic, seed):
     tails = [carried[i][:rng.randint(1, 3)] for i in rng.randint(synthetic.n_records, size=40) if carried[i]][:15]
     options = dict(max_head_length=3, seed="paper", pair_method="rejection")
     heads, errors = GreedyHeadSearch(synthetic, **options).sample_many(tails, 6, random_state=seed)
-    arrays, pool_errors = GreedyHeadSearch(synthetic, **options).sample_pool(tails, 6, random_state=seed)
+    pool, pool_errors = GreedyHeadSearch(synthetic, **options).sample_pool(tails, 6, random_state=seed)
+    arrays = pool.arrays
     assert [type(e) for e in pool_errors] == [type(e) for e in errors]
     hp, hi, tp, ti = arrays
     assert list(zip(_rows(hp, hi), _rows(tp, ti))) == [(h, t) for t, hs in zip(tails, heads) for h in hs]
@@ -241,8 +243,8 @@ def test_candidate_store_gives_the_same_selection(synthetic, monkeypatch, store_
     assert got.objective == reference.objective and got.n_candidates == reference.n_candidates
 
 
-def test_candidate_pool_checks_tails_that_are_not_canonical(synthetic, monkeypatch):
-    """Only a pool with canonical tails skips validation; another one gets the pool's clear error."""
+def test_candidate_pool_tails_are_canonical_whatever_the_tail_sampler_returns(synthetic, monkeypatch):
+    """The GH pool is not checked again after its search: its tails are made canonical before it."""
     gen = CandidateGenerator(synthetic, n_tails=5, n_heads_per_tail=2, head_method="gh", max_head_length=3,
                              on_proposal_limit="skip", random_state=0)
     pool = gen.candidate_pool([])
@@ -250,8 +252,11 @@ def test_candidate_pool_checks_tails_that_are_not_canonical(synthetic, monkeypat
     if len(tail) < 2:
         carried = [tuple(synthetic.record_labels[i].tolist()) for i in range(synthetic.n_records)]
         tail = next(t for t in carried if len(t) >= 2)[:2]
-    monkeypatch.setattr(gen._tail_sampler, "sample", lambda n, rng: [tuple(reversed(tail))])
-    with pytest.raises(ValueError, match="strictly increasing"):
+    monkeypatch.setattr(gen._tail_sampler, "sample", lambda n, rng: [tuple(reversed(tail)), list(tail)])
+    pool = gen.candidate_pool([])
+    assert all(t == tuple(sorted(tail)) for _, t in pool)
+    monkeypatch.setattr(gen._tail_sampler, "sample", lambda n, rng: [(synthetic.n_labels,)])
+    with pytest.raises(ValueError, match="tail holds an id outside"):
         gen.candidate_pool([])
 
 

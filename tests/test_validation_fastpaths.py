@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from corset import BinaryData
 from corset._validation import check_ids, check_positive_int, check_seed, draw_seeds
 from corset.sampling import CandidateGenerator
-from corset.sampling._common import cached_per_tail, check_rules as check_selected_rules, new_tail_cache
+from corset.sampling._common import cached_per_tail, new_tail_cache
 from corset.selection import RuleStatistics, check_rules, greedy_selection, rule_statistics
 from corset.selection._greedy import _State
 
@@ -107,22 +107,28 @@ def _data(seed=0, n=40, f=6, l=3):
 def test_sampling_check_rules_returns_canonical_rules_themselves():
     data = _data()
     rules = [((0, 2), (1,)), ((), (0, 2))]
-    out = check_selected_rules(rules, data)
+    out = check_selected_rules(rules, data).rules
     assert out == rules and all(a is b for a, b in zip(out, rules))
-    converted = check_selected_rules([([2, 0], np.array([1])), ((np.int64(1),), (2,))], data)
+    converted = check_selected_rules([([2, 0], np.array([1])), ((np.int64(1),), (2,))], data).rules
     assert converted == [((0, 2), (1,)), ((1,), (2,))]
     assert all(type(x) is int for rule in converted for part in rule for x in part)
 
 
 @pytest.mark.parametrize("rule, message", [
-    (((0,), ()), r"selected_rules\[3\] tail is empty"),
-    (((True,), (0,)), r"selected_rules\[3\] head must hold integer ids"),
-    (((0,), (0, 7)), r"selected_rules\[3\] tail holds an id outside"),
-    (((1, 0, 1), (0,)), r"selected_rules\[3\] head holds duplicate ids"),
+    (((0,), ()), r"selected_rules\[3\]: the tail is empty"),
+    (((True,), (0,)), r"selected_rules\[3\]: the head must hold integer ids"),
+    (((0,), (0, 7)), r"selected_rules\[3\]: the tail holds a label id outside"),
+    (((1, 0, 1), (0,)), r"selected_rules\[3\]: the head holds a duplicate id"),
 ])
 def test_sampling_check_rules_errors_name_the_position(rule, message):
     with pytest.raises(ValueError, match=message):
         check_selected_rules([rule], _data(), "selected_rules", start=3)
+
+
+def check_selected_rules(rules, data, name="rules", start=0):
+    """The samplers' policy of the one check_rules: empty heads allowed, repeats kept."""
+    return check_rules(rules, data.n_features, data.n_labels, name=name, allow_empty_head=True,
+                       duplicates="keep", start=start)
 
 
 def test_tail_cache_needs_a_canonical_tail_for_the_fast_lookup():
@@ -146,7 +152,7 @@ def test_tail_cache_needs_a_canonical_tail_for_the_fast_lookup():
 
 
 def test_candidate_generator_same_pools_for_equal_rules_of_any_form():
-    """The generator recognises its own rules by identity; equal rules in another form give the same pools."""
+    """Equal rules in another form give the same pools."""
     data = _data(1, n=60, f=8, l=4)
     a = CandidateGenerator(data, n_tails=8, n_heads_per_tail=3, random_state=0)
     b = CandidateGenerator(data, n_tails=8, n_heads_per_tail=3, random_state=0)
@@ -162,7 +168,7 @@ def test_candidate_generator_same_pools_for_equal_rules_of_any_form():
     assert a(chosen) == b([(list(h), np.array(t)) for h, t in chosen])
     assert b._tail_sampler.rules_ == a._tail_sampler.rules_ == chosen
     # A rule that is not canonical is still rejected, after a prefix of the generator's own rules.
-    with pytest.raises(ValueError, match=r"selected_rules\[1\] tail holds an id outside"):
+    with pytest.raises(ValueError, match=r"selected_rules\[1\]: the tail holds a label id outside"):
         a(chosen[:1] + [((0,), (9,))])
 
 

@@ -84,8 +84,15 @@ class CandidatePool(Sequence):
         self._items = None
 
     @classmethod
-    def _trusted(cls, head_indptr, head_ids, tail_indptr, tail_ids, *, n_features, n_labels):
-        """A pool from arrays the library's own kernels produced (canonical by construction): no checks."""
+    def _from_search(cls, head_indptr, head_ids, tail_indptr, tail_ids, *, n_features, n_labels):
+        """A pool built by a head sampler of corset from its compiled search's output, not checked again.
+
+        For :meth:`corset.sampling.GreedyHeadSearch.sample_pool` only: its
+        tails were validated when the search was set up, and its heads are
+        what the kernel emits (non-empty rows of sorted, distinct feature ids
+        of the same data, int64 offsets and int32 ids).  Everything else
+        builds a pool through the checked constructor.
+        """
         pool = cls.__new__(cls)
         pool.n_features = int(n_features)
         pool.n_labels = int(n_labels)

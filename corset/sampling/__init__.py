@@ -25,82 +25,35 @@ Each call builds the binary index of (X, Y) once; to sample repeatedly,
 build a :class:`RuleSampler` (or the samplers themselves on a
 :class:`~corset.BinaryData`) once and call it.
 
-Extension points.  Tail spaces and head methods other than the ones
-implemented here are looked up lazily: ``space="interpretable"`` in
-``corset.sampling._surs.make_tail_sampler``, ``method="surs"`` in
-``corset.sampling._surs.make_head_sampler`` and ``method="gh"`` in
-``corset.sampling._gh.make_head_sampler``.  Until a module defines its
-factory, the name raises ``NotImplementedError``.  Factories are called as
-``make_tail_sampler(data, rules=())`` (an object with ``rules_``,
-``add_rules(rules)`` and ``sample(n, random_state)``) and
-``make_head_sampler(data, *, proposal, min_head_length, max_head_length, **options)``
-(an object with ``sample(tail, n, random_state)``, and optionally
-``update_rules(rules)``, called by :class:`CandidateGenerator` with the
-selected rules).
+Extension points.  Tail spaces and head methods are looked up by name in
+one registry (:mod:`corset.sampling._registry`), which the estimator uses
+too: a new one subclasses :class:`TailSpaceSampler` or
+:class:`HeadMethodSampler` (:mod:`corset.sampling._protocol` says what each
+must provide) and is added with :func:`register_tail_space` or
+:func:`register_head_method`.
 """
-import importlib
-
 from ..binarydata import BinaryData
+from ..rules import check_rules
 from ._candidates import CandidateGenerator
-from ._common import check_rules
 from ._diagnostics import log_pair_weights, log_proposal_ratio
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
-from ._heads import DEFAULT_MAX_PROPOSALS, METHODS, HeadSampler
+from ._gh import GreedyHeadSearch
+from ._heads import DEFAULT_MAX_PROPOSALS, HeadSampler
+from ._protocol import HeadMethodSampler, TailSpaceSampler
+from ._registry import (HEAD_METHODS, TAIL_SPACES, make_head_sampler, make_tail_sampler, register_head_method,
+                        register_tail_space)
+from ._surs import InterpretableTailSampler, ReducedSpaceHeadSampler
 from ._tails import TailSampler
 
 __all__ = [
     "sample_tails", "sample_heads", "RuleSampler", "TailSampler", "HeadSampler", "CandidateGenerator",
+    "InterpretableTailSampler", "ReducedSpaceHeadSampler", "GreedyHeadSearch",
+    "TailSpaceSampler", "HeadMethodSampler", "TAIL_SPACES", "HEAD_METHODS",
+    "register_tail_space", "register_head_method",
     "log_proposal_ratio", "log_pair_weights", "make_tail_sampler", "make_head_sampler",
     "SamplingError", "NoNegativeRecordsError", "NoDiscriminativeHeadError", "ProposalLimitError",
     "DEFAULT_MAX_PROPOSALS",
 ]
-
-# name -> (module, factory) for the spaces and methods provided elsewhere.
-_TAIL_SPACES = {"interpretable": ("corset.sampling._surs", "make_tail_sampler")}
-_HEAD_METHODS = {"surs": ("corset.sampling._surs", "make_head_sampler"),
-                 "gh": ("corset.sampling._gh", "make_head_sampler")}
-
-
-def _plugin(table, name, kind):
-    module_name, attribute = table[name]
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        module = None
-    factory = getattr(module, attribute, None)
-    if factory is None:
-        raise NotImplementedError(f"{kind} {name!r} is not implemented yet ({module_name}.{attribute})")
-    return factory
-
-
-def make_tail_sampler(data, *, space="full", rules=(), **options):
-    """A tail sampler on ``data`` for the tail space ``space`` ("full" or a registered space).
-
-    ``options`` go to the space's factory (for "interpretable": ``alpha``,
-    ``edge_probability``, ``max_size``, ``max_sets``, ``on_overflow``,
-    ``family``); the full space takes none.
-    """
-    if space == "full":
-        if options:
-            raise TypeError(f"the full tail space takes no options; got {sorted(options)}")
-        return TailSampler(data, rules)
-    if space in _TAIL_SPACES:
-        return _plugin(_TAIL_SPACES, space, "tail space")(data, rules=rules, **options)
-    raise ValueError(f"space must be one of {('full',) + tuple(_TAIL_SPACES)}; got {space!r}")
-
-
-def make_head_sampler(data, *, method="cftp", proposal="paper", min_head_length=1, max_head_length=None,
-                      **options):
-    """A head sampler on ``data`` for ``method`` (see :func:`sample_heads`)."""
-    if method in METHODS:
-        return HeadSampler(data, method=method, proposal=proposal, min_head_length=min_head_length,
-                           max_head_length=max_head_length, **options)
-    if method in _HEAD_METHODS:
-        factory = _plugin(_HEAD_METHODS, method, "head method")
-        return factory(data, proposal=proposal, min_head_length=min_head_length,
-                       max_head_length=max_head_length, **options)
-    raise ValueError(f"method must be one of {tuple(METHODS) + tuple(_HEAD_METHODS)}; got {method!r}")
-
 
 class RuleSampler:
     """Samplers over one (X, Y), built once and reused across calls.
@@ -136,7 +89,8 @@ class RuleSampler:
 
     def tail_sampler(self, rules=(), space="full", **options):
         """The tail sampler for ``space`` with the coverage of ``rules`` applied (cached)."""
-        rules = check_rules(rules, self.data)
+        data = self.data
+        rules = check_rules(rules, data.n_features, data.n_labels, allow_empty_head=True, duplicates="keep").rules
         key = (space, tuple(sorted(options.items())))
         sampler = self._tail_samplers.get(key)
         if sampler is None or sampler.rules_ != rules[:len(sampler.rules_)]:
@@ -181,9 +135,11 @@ def sample_tails(X, Y, n, *, rules=(), space="full", random_state=None, **option
     rules : sequence of (head, tail), default=()
         Rules already selected: label occurrences they cover (eq. covD) no
         longer count.
-    space : {"full", "interpretable"}, default="full"
-        The tail space: all label sets (Algorithm 2), or the interpretable
-        space S⁻ of probabilistic label cliques (Algorithm 4, :mod:`corset.sampling._surs`).
+    space : str, default="full"
+        A registered tail space: all label sets ("full", Algorithm 2), the
+        interpretable space S⁻ of probabilistic label cliques
+        ("interpretable", Algorithm 4), or one added with
+        :func:`register_tail_space`.
     random_state : None, int or RandomState
         Same int, same tails.
     **options
@@ -208,9 +164,11 @@ def sample_heads(X, Y, tail, n, *, method="cftp", proposal="paper", min_head_len
     tail : sequence of int
         Label ids of the tail T.
     n : int >= 0
-    method : {"cftp", "rejection", "surs", "gh"}, default="cftp"
-        "cftp": coupling from the past (Algorithm 3); "rejection": rejection
-        sampling from the same proposal; "surs" and "gh" are added by later modules.
+    method : str, default="cftp"
+        A registered head method: "cftp" (coupling from the past, Algorithm
+        3), "rejection" (rejection sampling from the same proposal), "surs"
+        (CORSET-SURS) or "gh" (CORSET-GH), or one added with
+        :func:`register_head_method`.
     proposal : {"paper", "boley"}, default="paper"
         The proposal distribution of the pair stage (see :class:`HeadSampler`).
     min_head_length, max_head_length : int, default=1 and None

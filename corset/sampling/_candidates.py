@@ -3,18 +3,22 @@
 At each iteration of the greedy selection, Algorithm 1 asks GenCandRules(ℛ)
 for a pool of candidate rules given the rules ℛ selected so far.  Here that
 is a callable object: it samples ``n_tails`` tails by uncovered area with
-respect to ℛ (Algorithm 2), then ``n_heads_per_tail`` heads for each tail by
-discriminativity (Algorithm 3, or a head method registered by a later
-module), and returns the rules (head, tail) of the pool.  Its tail weights
-are updated for the rules selected since its previous call, never rebuilt
-from scratch unless the selection went back on a rule.
+respect to ℛ from a tail space (Algorithm 2 or 4), then ``n_heads_per_tail``
+heads for each tail from a head method (Algorithm 3, CORSET-SURS, CORSET-GH,
+or one registered in :mod:`corset.sampling._registry`), and returns the rules
+(head, tail) of the pool.  Under :func:`corset.selection.greedy_selection`
+its samplers follow the selection's own :class:`~corset.rules.Coverage`;
+called with a list of rules, it keeps a coverage of its own, updated for the
+rules added since its previous call and rebuilt only when the caller went
+back on a rule.
 """
-import numpy as np
 
-from .._validation import _is_canonical, check_positive_int, check_seed
-from ..rules import CandidatePool
-from ._common import check_data, check_rules
+from .._validation import check_positive_int, check_seed
+from ..rules import Coverage, check_rules
+from ._common import check_data, check_tail
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
+from ._protocol import empty_pool
+from ._registry import TAIL_SPACES, make_head_sampler, make_tail_sampler
 
 
 def _resolve_n_jobs(n_jobs):
@@ -94,8 +98,6 @@ class CandidateGenerator:
                  min_head_length=1, max_head_length=None, max_proposals=None, space="full",
                  deduplicate=True, on_proposal_limit="raise", random_state=None, head_options=None,
                  n_jobs=1, tail_options=None):
-        from . import make_head_sampler, make_tail_sampler
-
         self.data = check_data(data)
         self.n_tails = check_positive_int(n_tails, "n_tails", minimum=1)
         self.n_heads_per_tail = check_positive_int(n_heads_per_tail, "n_heads_per_tail", minimum=1)
@@ -110,42 +112,46 @@ class CandidateGenerator:
         self._head_sampler = make_head_sampler(data, method=head_method, proposal=proposal,
                                                min_head_length=min_head_length,
                                                max_head_length=max_head_length, **options)
-        tail_options = dict(tail_options or {})
-        self._make_tail_sampler = lambda: make_tail_sampler(data, space=space, **tail_options)
-        self._tail_sampler = self._make_tail_sampler()
+        self._space = space
+        self._tail_options = dict(tail_options or {})
+        # Tails of a tail space from outside corset are checked before the head samplers see them.
+        self._check_tails = not TAIL_SPACES[space].builtin if space in TAIL_SPACES else True
+        self._tail_sampler = make_tail_sampler(data, space=space, **self._tail_options)
         self._rng = check_seed(random_state)
         self.skipped_tails_ = []
         self.exhausted_ = False
-        self._canonical_tails = {}   # id -> tail, for tails found canonical
 
     @property
     def pool_shape(self):
         """(n_tails, n_heads_per_tail): the pool's size before deduplication."""
         return self.n_tails, self.n_heads_per_tail
 
-    def _sync(self, selected_rules):
-        """Apply the coverage of the rules selected since the last call."""
-        applied = self._tail_sampler.rules_
-        selected = selected_rules if type(selected_rules) is list else check_rules(
-            selected_rules, self.data, "selected_rules")
-        # The selection passes back the rule objects it got from this
-        # generator's earlier calls: the prefix that is applied already, object
-        # for object, needs no validation (its rules were checked when applied).
-        same = 0
-        for mine, theirs in zip(applied, selected):
-            if mine is not theirs:
-                break
-            same += 1
-        rules = applied[:same] + check_rules(selected[same:], self.data, "selected_rules", start=same)
+    @property
+    def coverage(self):
+        """The :class:`~corset.rules.Coverage` the tail sampler follows."""
+        return self._tail_sampler.coverage
+
+    def _follow(self, coverage):
+        """Sample against ``coverage`` (the selection's), from now on."""
+        if coverage.data is not self.data:
+            raise ValueError("coverage must be a corset.rules.Coverage of the generator's BinaryData")
+        if coverage is not self._tail_sampler.coverage:
+            self._tail_sampler = make_tail_sampler(self.data, space=self._space, coverage=coverage,
+                                                   **self._tail_options)
+
+    def _apply(self, selected_rules):
+        """Bring the coverage to the rules ``selected_rules`` (a caller's list of rules)."""
+        coverage = self._tail_sampler.coverage
+        rules = check_rules(selected_rules, self.data.n_features, self.data.n_labels, name="selected_rules",
+                            allow_empty_head=True, duplicates="keep").rules
+        applied = coverage.rules
         if rules[:len(applied)] != applied:
-            # The selection dropped or reordered a rule: start again from its list.
-            self._tail_sampler = self._make_tail_sampler()
-            applied = []
-        new = rules[len(applied):]
-        if new:
-            self._tail_sampler.add_rules(new)
-        if hasattr(self._head_sampler, "update_rules"):
-            self._head_sampler.update_rules(rules)
+            # The caller dropped or reordered a rule: start again from its list.
+            coverage = Coverage(self.data)
+            self._tail_sampler = make_tail_sampler(self.data, space=self._space, coverage=coverage,
+                                                   **self._tail_options)
+        for head, tail in rules[len(coverage.rules):]:
+            coverage.add(head, tail)
 
     def __call__(self, selected_rules=()):
         """The pool of candidate rules given the rules selected so far.
@@ -165,17 +171,22 @@ class CandidateGenerator:
         pool = list(self.candidate_pool(selected_rules))
         return list(dict.fromkeys(pool)) if self.deduplicate else pool
 
-    def candidate_pool(self, selected_rules=()):
-        """:meth:`__call__`'s pool as a :class:`corset.selection.CandidatePool` (CSR arrays).
+    def candidate_pool(self, selected_rules=(), *, coverage=None):
+        """:meth:`__call__`'s pool as a :class:`corset.rules.CandidatePool` (CSR arrays).
 
         The same draws and the same rules in the same order, without a Python
         tuple per candidate; a rule drawn twice is kept twice (the selection
         keeps its first occurrence).  :func:`corset.selection.greedy_selection`
-        calls this method when a generator has it.
+        calls this method with its own ``coverage`` (a
+        :class:`~corset.rules.Coverage` holding ``selected_rules``), which the
+        samplers then follow instead of applying the rules themselves.
         """
-        self._sync(selected_rules)
+        if coverage is None:
+            self._apply(selected_rules)
+        else:
+            self._follow(coverage)
+        self._head_sampler.follow_coverage(self._tail_sampler.coverage)
         self.skipped_tails_ = []
-        data = self.data
         try:
             tails = self._tail_sampler.sample(self.n_tails, self._rng)
         except SamplingError:
@@ -184,48 +195,15 @@ class CandidateGenerator:
         else:
             self.exhausted_ = False
         if not tails:
-            empty = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
-            return CandidatePool(*empty, *empty, n_features=data.n_features, n_labels=data.n_labels)
-        if hasattr(self._head_sampler, "sample_pool"):
-            # One compiled call for the whole pool (CORSET-GH), on n_jobs threads;
-            # its arrays come from the kernels, canonical by construction.
-            arrays, errors = self._head_sampler.sample_pool(tails, self.n_heads_per_tail, self._rng,
-                                                            n_threads=self.n_jobs)
-            self._check_errors(tails, errors)
-            if self._all_canonical(tails):
-                # Heads from the kernel (sorted feature ids of the data), canonical tails: no checks.
-                return CandidatePool._trusted(*arrays, n_features=data.n_features, n_labels=data.n_labels)
-            return CandidatePool(*arrays, n_features=data.n_features, n_labels=data.n_labels)
-        batches, errors = [], []
-        for tail in tails:
-            try:
-                batches.append(self._head_sampler.sample(tail, self.n_heads_per_tail, self._rng))
-                errors.append(None)
-            except SamplingError as exc:
-                batches.append([])
-                errors.append(exc)
+            return empty_pool(self.data)
+        if self._check_tails:
+            tails = [tuple(check_tail(t, self.data).tolist()) for t in tails]
+        # One call for the whole pool: CORSET-GH runs every search in compiled
+        # code on n_jobs threads; other methods go tail by tail.
+        pool, errors = self._head_sampler.sample_pool(tails, self.n_heads_per_tail, self._rng,
+                                                      n_threads=self.n_jobs)
         self._check_errors(tails, errors)
-        rules = [(h, tail) for tail, heads in zip(tails, batches) for h in heads]
-        return CandidatePool.from_rules(rules, n_features=data.n_features, n_labels=data.n_labels)
-
-    def _all_canonical(self, tails):
-        """Whether every tail is a non-empty canonical tuple (:func:`~corset._validation._is_canonical`).
-
-        Tuples found canonical are remembered by identity (tuples are
-        immutable, and the dict keeps them alive): the tail samplers hand out
-        the same tuple objects for the same tails, step after step.
-        """
-        known = self._canonical_tails
-        n_labels = self.data.n_labels
-        for t in tails:
-            if known.get(id(t)) is t:
-                continue
-            if not (type(t) is tuple and t and _is_canonical(t, n_labels)):
-                return False
-            if len(known) >= 65536:
-                known.clear()
-            known[id(t)] = t
-        return True
+        return pool
 
     def _check_errors(self, tails, errors):
         """Record the tails skipped for a sampling error; raise the others (in tail order)."""

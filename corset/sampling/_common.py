@@ -23,39 +23,6 @@ def check_tail(tail, data, name="tail"):
     return check_ids(tail, data.n_labels, name, allow_empty=False)
 
 
-def check_rules(rules, data, name="rules", *, start=0):
-    """Selected rules as a list of (head, tail) pairs of sorted int tuples.
-
-    A head may be empty (it matches every record); a tail may not (it would
-    cover nothing, and the paper's rules have non-empty tails).  A rule
-    already in that form (what the library produces) is returned as is, the
-    same object, so callers can recognise rules they have seen by identity.
-    ``start`` is the index of ``rules[0]`` in the caller's list, for the
-    error messages when a caller checks only a suffix.
-    """
-    if rules is None:
-        return []
-    try:
-        items = list(rules)
-    except TypeError:
-        raise TypeError(f"{name} must be a sequence of (head, tail) pairs; got {type(rules).__name__}") from None
-    n_features, n_labels = data.n_features, data.n_labels
-    out = []
-    for i, rule in enumerate(items, start):
-        if (type(rule) is tuple and len(rule) == 2 and _is_canonical(rule[0], n_features)
-                and _is_canonical(rule[1], n_labels) and rule[1]):
-            out.append(rule)
-            continue
-        try:
-            head, tail = rule
-        except (TypeError, ValueError):
-            raise ValueError(f"{name}[{i}] must be a (head, tail) pair of id sequences; got {rule!r}") from None
-        head = check_ids(head, n_features, f"{name}[{i}] head")
-        tail = check_ids(tail, n_labels, f"{name}[{i}] tail", allow_empty=False)
-        out.append((tuple(head.tolist()), tuple(tail.tolist())))
-    return out
-
-
 def check_n(n, name="n"):
     """A number of samples: an integer >= 0."""
     return check_positive_int(n, name, minimum=0)

@@ -51,9 +51,11 @@ from itertools import accumulate, chain
 import numpy as np
 
 from .._ext import _gh, _gh_memo, _heads, _ruleset
-from .._validation import check_ids, check_seed
-from ..rules import coverage_flags
+from .._validation import _is_canonical, check_ids, check_seed
+from ..rules import CandidatePool, Coverage
+from ._common import check_tail
 from ._errors import SamplingError
+from ._protocol import HeadMethodSampler
 
 _SEEDS = ("paper", "uniform", "uncovered", "deterministic")
 _CANDIDATES = ("difference", "positive")
@@ -65,7 +67,7 @@ MEMO_COMPLETE_FEATURES = 160
 complete later); with more, a node first keeps its 32 best (memory)."""
 
 
-class GreedyHeadSearch:
+class GreedyHeadSearch(HeadMethodSampler):
     """Greedy head search (Algorithm 5) over a :class:`~corset.BinaryData`.
 
     Parameters
@@ -145,6 +147,8 @@ class GreedyHeadSearch:
             self._pair_sampler = HeadSampler(data, proposal=proposal, method=pair_method, min_head_length=self.min_head_length,
                                              max_head_length=self.max_head_length, **options)
         self._rules = []
+        self._coverage = None
+        self._n_followed = 0
         self._covered = None
         self._occurrence_rows = None
         self._role_cache = {}
@@ -166,16 +170,31 @@ class GreedyHeadSearch:
         state["_column_bits"] = None
         return state
 
+    def follow_coverage(self, coverage):
+        """Follow the coverage of the selected rules (for ``uncovered`` and ``seed="uncovered"``).
+
+        Called by :class:`~corset.sampling.CandidateGenerator` before each
+        pool with the selection's :class:`~corset.rules.Coverage`; nothing is
+        recomputed while no rule was added to it.
+        """
+        n_rules = len(coverage)
+        if coverage is self._coverage and n_rules == self._n_followed:
+            return
+        self._coverage, self._n_followed = coverage, n_rules
+        if self.uncovered:
+            self._role_cache.clear()  # roles depend on what is covered
+            self._forget_memo()
+        self._covered = (coverage.covered.astype(bool)
+                         if n_rules and (self.uncovered or self.seed == "uncovered") else None)
+
     def update_rules(self, rules):
-        """The rules selected so far (for ``uncovered`` and ``seed="uncovered"``)."""
+        """The rules selected so far, as a list: :meth:`follow_coverage` of their coverage."""
         rules = list(rules)
         if rules != self._rules:
             self._rules = rules
-            if self.uncovered:
-                self._role_cache.clear()  # roles depend on what is covered
-                self._forget_memo()
-            self._covered = (coverage_flags(self.data, rules).astype(bool)
-                             if rules and (self.uncovered or self.seed == "uncovered") else None)
+            coverage = Coverage(self.data)
+            coverage.add_rules(rules)
+            self.follow_coverage(coverage)
 
     def _record_bits(self):
         """F_D of every record as bitsets, for the memo's candidate tests: ``(bits, n_words)``.
@@ -385,14 +404,16 @@ class GreedyHeadSearch:
 
         Returns
         -------
-        arrays : tuple
-            ``(head_indptr, head_ids, tail_indptr, tail_ids)``: the rules
-            (head, tail), for each tail of ``tails`` in order its non-empty
-            heads in draw order (int64 offsets, int32 sorted ids).
+        pool : CandidatePool
+            The rules (head, tail): for each tail of ``tails`` in order, its
+            non-empty heads in draw order.
         errors : list of (SamplingError or None)
             As in :meth:`sample_many`.
         """
-        tails = [t if type(t) is tuple else tuple(int(k) for k in t) for t in tails]
+        # The pool's tails are these tuples: each one canonical (checked, or made so).
+        n_labels = self.data.n_labels
+        tails = [t if type(t) is tuple and t and _is_canonical(t, n_labels) else tuple(check_tail(t, self.data).tolist())
+                 for t in tails]
         (indptr, ids), first_job, errors = self._run_searches(tails, n, random_state, n_threads)
         tail_indptr = np.zeros(len(tails) + 1, dtype=np.int64)
         np.cumsum(list(map(len, tails)), out=tail_indptr[1:])
@@ -400,7 +421,12 @@ class GreedyHeadSearch:
         # Every tail's jobs lie inside the searches' output (pool_from_jobs reads them unchecked).
         if first_job.size and first_job.max() >= 0 and first_job.max() + n > indptr.size - 1:
             raise RuntimeError("GreedyHeadSearch: a tail's searches lie outside the kernel's output")
-        return _ruleset.pool_from_jobs(indptr, ids, first_job, n, tail_indptr, tail_ids), errors
+        arrays = _ruleset.pool_from_jobs(indptr, ids, first_job, n, tail_indptr, tail_ids)
+        data = self.data
+        # Every tail was checked before its search (by the seed-pair sampler or
+        # _cached_roles), and every head is a search's output: sorted, distinct
+        # feature ids of this data.
+        return CandidatePool._from_search(*arrays, n_features=data.n_features, n_labels=data.n_labels), errors
 
     def _run_searches(self, tails, n, random_state, n_threads):
         """Draw the seed pairs and run every search: ((indptr, ids) per job, first job per tail, errors).
@@ -496,14 +522,3 @@ class GreedyHeadSearch:
             first.append(-1 if error is not None else next_job[i])
             next_job[i] += n
         return (indptr, ids), np.array(first, dtype=np.int64), errors
-
-
-def make_head_sampler(data, *, proposal="paper", min_head_length=1, max_head_length=None, **options):
-    """Factory of the head method ``"gh"`` for :mod:`corset.sampling` (CORSET-GH).
-
-    ``options`` are the keyword arguments of :class:`GreedyHeadSearch`
-    (``gamma``, ``epsilon``, ``candidates``, ``seed``, ``normalise``,
-    ``uncovered``, ``max_proposals``).
-    """
-    return GreedyHeadSearch(data, proposal=proposal, min_head_length=min_head_length,
-                            max_head_length=max_head_length, **options)

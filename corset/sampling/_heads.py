@@ -51,6 +51,7 @@ from .._ext import _heads, _weighted
 from .._validation import _is_canonical, check_positive_int, check_seed, draw_seeds, raw_seed_halves
 from ..rules._check import _rows
 from ._common import cached_per_tail, check_data, check_n, check_tail, new_tail_cache
+from ._protocol import HeadMethodSampler
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
 from ._weights import head_counts, log_factorials, log_head_counts, log_of, scale_log_weights
 
@@ -124,7 +125,7 @@ def check_head_lengths(min_head_length, max_head_length):
     return m, M
 
 
-class HeadSampler:
+class HeadSampler(HeadMethodSampler):
     """Draw heads ∝ discriminativity for given tails (Algorithm 3).
 
     Parameters

@@ -53,6 +53,7 @@ from ..rules import Coverage
 from ._common import cached_per_tail, check_data, check_n, check_tail, new_tail_cache
 from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
 from ._heads import DEFAULT_MAX_PROPOSALS, _csr_positions, check_head_lengths
+from ._protocol import HeadMethodSampler, TailSpaceSampler
 
 #: Defaults of the clique parameters (section enhanced_sampling; PAPER-NOTES).
 DEFAULT_ALPHA = 0.8
@@ -129,7 +130,7 @@ def _set_tuple(family, s):
 
 
 # -- tails (Algorithm 4) -----------------------------------------------------------
-class InterpretableTailSampler:
+class InterpretableTailSampler(TailSpaceSampler):
     """Draw tails of S⁻ ∝ uncovered area (Algorithm 4 with note 13), updated as rules are selected.
 
     Parameters
@@ -225,16 +226,6 @@ class InterpretableTailSampler:
                                   self._rs_ids, self._set_indptr, self._set_ids,
                                   np.ascontiguousarray(records, dtype=INDEX_DTYPE), self.data.n_labels)
 
-    @property
-    def rules_(self):
-        """The rules whose coverage has been applied, in order (those of :attr:`coverage`)."""
-        return self.coverage.rules
-
-    def add_rules(self, rules):
-        """Remove the coverage (eq. covD) of newly selected ``rules``; only the records they match change."""
-        self.coverage.add_rules(rules)
-        self.sync()
-
     def sync(self):
         """Bring the weights up to date with rules added to :attr:`coverage` since the last call."""
         if self._applied == len(self.coverage):
@@ -307,7 +298,7 @@ class InterpretableTailSampler:
 
 
 # -- heads (reduced feature space) -----------------------------------------------
-class ReducedSpaceHeadSampler:
+class ReducedSpaceHeadSampler(HeadMethodSampler):
     """Draw heads of S⁻_F ∝ discriminativity for given tails (CORSET-SURS, exact).
 
     Parameters
@@ -471,23 +462,3 @@ class ReducedSpaceHeadSampler:
         """``n`` pairs (D+, D-) ∝ w(D+, D-) = |{S ∈ φ_F(D+) : S ⊄ F_{D-}}|, as two int arrays of record ids."""
         pos, neg, _ = self._run(tail, n, random_state, False)
         return pos, neg
-
-
-# -- factories looked up by corset.sampling ------------------------------------------
-def make_tail_sampler(data, rules=(), **options):
-    """Factory of the tail space ``"interpretable"`` (:class:`InterpretableTailSampler`).
-
-    ``options``: ``alpha``, ``edge_probability``, ``max_size``, ``max_sets``,
-    ``on_overflow``, ``family``.
-    """
-    return InterpretableTailSampler(data, rules, **options)
-
-
-def make_head_sampler(data, *, proposal="paper", min_head_length=1, max_head_length=None, **options):
-    """Factory of the head method ``"surs"`` (:class:`ReducedSpaceHeadSampler`).
-
-    ``options``: ``alpha``, ``edge_probability``, ``max_size``, ``max_sets``,
-    ``on_overflow``, ``family``, ``max_proposals``, ``cache_size``.
-    """
-    return ReducedSpaceHeadSampler(data, proposal=proposal, min_head_length=min_head_length,
-                                   max_head_length=max_head_length, **options)

@@ -26,13 +26,14 @@ import numpy as np
 
 from .._ext import _tails, _weighted
 from .._validation import check_seed, draw_seeds
-from ..rules._check import _rows
 from ..rules import Coverage
+from ..rules._check import _rows
 from ._common import check_data, check_n, check_tail
 from ._errors import SamplingError
+from ._protocol import TailSpaceSampler
 
 
-class TailSampler:
+class TailSampler(TailSpaceSampler):
     """Draw tails ∝ uncovered area (Algorithm 2), with weights updated as rules are selected.
 
     Parameters
@@ -87,11 +88,6 @@ class TailSampler:
             self.add_rules(rules)
 
     @property
-    def rules_(self):
-        """The rules whose coverage has been applied, in order (those of :attr:`coverage`)."""
-        return self.coverage.rules
-
-    @property
     def _covered(self):
         return self.coverage.covered
 
@@ -115,11 +111,6 @@ class TailSampler:
         self._exponent = self._max_exponent()
         weights = self._scaled_weights(np.arange(self.data.n_records))
         self._tree = _weighted.sumtree(np.ascontiguousarray(weights))
-
-    def add_rules(self, rules):
-        """Remove the coverage (eq. covD) of newly selected ``rules`` from the weights."""
-        self.coverage.add_rules(rules)
-        self.sync()
 
     def sync(self):
         """Bring the weights up to date with rules added to :attr:`coverage` since the last call.

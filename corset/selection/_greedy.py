@@ -410,15 +410,21 @@ class _GeneratedPools:
         self.min_support = min_support
         self.registry = RuleRegistry()
         self.store = _CandidateStore(data, lam, allow_empty_coverage, min_support)
-        # A generator that can hand its pool over as arrays (CandidateGenerator) does so.
-        self.generate = getattr(candidate_generator, "candidate_pool", candidate_generator)
+        # A generator that can hand its pool over as arrays (CandidateGenerator) does
+        # so, and its samplers follow the selection's coverage instead of re-applying
+        # the rules; any other callable gets the list of rules selected so far.
+        pool_method = getattr(candidate_generator, "candidate_pool", None)
+        if pool_method is not None:
+            self.generate = lambda state: pool_method(state.rules, coverage=state.coverage)
+        else:
+            self.generate = lambda state: candidate_generator(list(state.rules))
         self.union_parts = [] if keep_union else None
         self._numbers = None
 
     def step(self, state):
         """Draw a pool; ``None`` when it is empty, else as :meth:`_FixedPool.step`."""
         data = self.data
-        pool = self.generate(list(state.rules))
+        pool = self.generate(state)
         if pool is None:
             raise ValueError("candidate_generator returned None; it must return a sequence of (head, tail) pairs")
         if isinstance(pool, CandidatePool):
@@ -618,8 +624,11 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
         ``candidate_generator(rules) -> sequence of (head, tail)``, called
         once per step with the list of rules selected so far (GenCandRules
         of the paper); the sequence may be a :class:`CandidatePool` (the
-        pool as CSR arrays, what :class:`corset.sampling.CandidateGenerator`
-        returns from ``candidate_pool``).  The pool is de-duplicated in first-seen order;
+        pool as CSR arrays).  An object with a method
+        ``candidate_pool(rules, *, coverage)`` (a
+        :class:`corset.sampling.CandidateGenerator`) is called through it
+        with the selection's :class:`~corset.rules.Coverage`, which its
+        samplers then follow.  The pool is de-duplicated in first-seen order;
         candidates already selected are never selected again.  A candidate
         with an empty head or tail, or ids out of range, raises ValueError.
     n_rules : int, default=150
