@@ -31,7 +31,7 @@ DEFAULT_DATASETS = ["emotions", "medical", "enron", "CAL500", "corel5k", "bibtex
 
 def stats(name, seed):
     from corset import CorsetClassifier
-    from corset.sampling import _gh
+    from corset.sampling import _head_gh as _gh
 
     X, Y, _, _ = binarized_benchmark(name)
     kernel = _gh._gh_memo.greedy_heads_memo

@@ -5,7 +5,7 @@ import pytest
 from corset import BinaryData
 from corset.rules import Coverage, RuleSet, check_rules, coverage_flags, d_specific_coverage, uncovered_label_counts
 from corset.sampling import TailSampler
-from corset.sampling._surs import InterpretableTailSampler
+from corset.sampling import InterpretableTailSampler
 
 
 def _data(seed, n=40, f=7, l=5):

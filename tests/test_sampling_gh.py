@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from corset import BinaryData
 from corset._ext import _gh
-from corset.sampling._gh import GreedyHeadSearch
+from corset.sampling._head_gh import GreedyHeadSearch
 from corset.selection import coverage_flags
 
 

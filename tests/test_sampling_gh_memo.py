@@ -6,7 +6,7 @@ import pytest
 
 from corset import BinaryData
 from corset._ext._gh_memo import GreedyHeadMemo
-from corset.sampling._gh import GreedyHeadSearch
+from corset.sampling._head_gh import GreedyHeadSearch
 
 
 def _data(seed):
@@ -105,7 +105,7 @@ def test_tails_with_the_same_positive_records_share_one_search_tree():
 
 
 def test_memo_only_for_short_unnormalised_heads():
-    from corset.sampling._gh import MEMO_MAX_HEAD_LENGTH
+    from corset.sampling._head_gh import MEMO_MAX_HEAD_LENGTH
 
     data, _ = _data(3)
     assert GreedyHeadSearch(data, max_head_length=3)._memo is not None
@@ -208,7 +208,7 @@ def test_record_bitsets_are_checked_against_the_data(monkeypatch):
         calls.append(args)
         return greedy_heads_memo(*args)
 
-    import corset.sampling._gh as gh_module
+    import corset.sampling._head_gh as gh_module
     monkeypatch.setattr(gh_module._gh_memo, "greedy_heads_memo", spy)
     expected = search.sample_many(tails, 3, random_state=0)
     monkeypatch.undo()
@@ -250,7 +250,7 @@ def test_record_bitsets_are_checked_against_the_data(monkeypatch):
 
 def test_small_feature_spaces_keep_every_entry():
     """With at most MEMO_COMPLETE_FEATURES features a node keeps every entry: none is rebuilt."""
-    from corset.sampling._gh import MEMO_COMPLETE_FEATURES
+    from corset.sampling._head_gh import MEMO_COMPLETE_FEATURES
 
     rng = np.random.RandomState(1)
     for m, complete in [(40, True), (MEMO_COMPLETE_FEATURES + 40, False)]:

@@ -12,7 +12,7 @@ from corset import BinaryData
 from corset._ext import _heads
 from corset._validation import draw_seeds
 from corset.sampling import HeadSampler, NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError
-from corset.sampling import _heads as heads_module
+from corset.sampling import _head_exact as heads_module
 from corset._validation import raw_seed_halves as _raw_halves
 
 LENGTHS = [(1, None), (1, 3), (2, None), (2, 4), (3, 3), (5, None)]

@@ -27,7 +27,7 @@ from corset.sampling import (CandidateGenerator, NoDiscriminativeHeadError, NoNe
                              ProposalLimitError, RuleSampler, SamplingError, sample_heads, sample_tails)
 from corset.sampling._enumerate import goodness_of_fit, head_target, tail_target
 from corset.sampling import make_head_sampler, make_tail_sampler
-from corset.sampling._surs import InterpretableTailSampler, ReducedSpaceHeadSampler
+from corset.sampling import InterpretableTailSampler, ReducedSpaceHeadSampler
 from sampling_testdata import pick_tail, random_data
 from sampling_testdata import random_rules as _random_rules
 

@@ -14,7 +14,7 @@ from corset import BinaryData
 from corset._ext._ruleset import RuleRegistry, pool_from_jobs
 from corset.datasets import make_rule_data
 from corset.sampling import CandidateGenerator, SamplingError
-from corset.sampling._gh import GreedyHeadSearch
+from corset.sampling._head_gh import GreedyHeadSearch
 from corset.selection import CandidatePool, check_rules, greedy_selection
 
 

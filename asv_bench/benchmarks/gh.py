@@ -2,7 +2,7 @@
 import numpy as np
 
 from corset.sampling import TailSampler
-from corset.sampling._gh import GreedyHeadSearch
+from corset.sampling._head_gh import GreedyHeadSearch
 
 from .common import SEED, binary_benchmark
 

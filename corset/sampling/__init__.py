@@ -36,14 +36,26 @@ from ..binarydata import BinaryData
 from ..rules import check_rules
 from ._candidates import CandidateGenerator
 from ._diagnostics import log_pair_weights, log_proposal_ratio
-from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
-from ._gh import GreedyHeadSearch
-from ._heads import DEFAULT_MAX_PROPOSALS, HeadSampler
+from ._errors import (
+    NoDiscriminativeHeadError,
+    NoNegativeRecordsError,
+    ProposalLimitError,
+    SamplingError,
+)
+from ._head_exact import DEFAULT_MAX_PROPOSALS, HeadSampler
+from ._head_gh import GreedyHeadSearch
+from ._head_surs import ReducedSpaceHeadSampler
 from ._protocol import HeadMethodSampler, TailSpaceSampler
-from ._registry import (HEAD_METHODS, TAIL_SPACES, make_head_sampler, make_tail_sampler, register_head_method,
-                        register_tail_space)
-from ._surs import InterpretableTailSampler, ReducedSpaceHeadSampler
-from ._tails import TailSampler
+from ._registry import (
+    HEAD_METHODS,
+    TAIL_SPACES,
+    make_head_sampler,
+    make_tail_sampler,
+    register_head_method,
+    register_tail_space,
+)
+from ._tail_full import TailSampler
+from ._tail_interpretable import InterpretableTailSampler
 
 __all__ = [
     "sample_tails", "sample_heads", "RuleSampler", "TailSampler", "HeadSampler", "CandidateGenerator",

@@ -16,7 +16,12 @@ back on a rule.
 from .._validation import check_positive_int, check_seed
 from ..rules import Coverage, check_rules
 from ._common import check_data, check_tail
-from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
+from ._errors import (
+    NoDiscriminativeHeadError,
+    NoNegativeRecordsError,
+    ProposalLimitError,
+    SamplingError,
+)
 from ._protocol import empty_pool
 from ._registry import TAIL_SPACES, make_head_sampler, make_tail_sampler
 

@@ -4,8 +4,8 @@ from collections import OrderedDict
 import numpy as np
 
 from .._ext._typedefs import INDEX_DTYPE
-from ..binarydata import BinaryData
 from .._validation import _is_canonical, check_ids, check_positive_int
+from ..binarydata import BinaryData
 
 
 def check_data(data, name="data"):

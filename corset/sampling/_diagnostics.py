@@ -15,7 +15,7 @@ from scipy.special import logsumexp
 
 from ._common import check_data, check_tail
 from ._errors import NoNegativeRecordsError
-from ._heads import PROPOSALS, check_head_lengths
+from ._head_exact import PROPOSALS, check_head_lengths
 from ._weights import head_counts, log_head_counts, log_of
 
 

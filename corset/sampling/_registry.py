@@ -12,11 +12,12 @@ or :func:`register_head_method`.
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ._gh import GreedyHeadSearch
-from ._heads import METHODS, HeadSampler
+from ._head_exact import METHODS, HeadSampler
+from ._head_gh import GreedyHeadSearch
+from ._head_surs import ReducedSpaceHeadSampler
 from ._protocol import HeadMethodSampler, TailSpaceSampler
-from ._surs import InterpretableTailSampler, ReducedSpaceHeadSampler
-from ._tails import TailSampler
+from ._tail_full import TailSampler
+from ._tail_interpretable import InterpretableTailSampler
 
 __all__ = ["TAIL_SPACES", "HEAD_METHODS", "register_tail_space", "register_head_method", "make_tail_sampler",
            "make_head_sampler"]

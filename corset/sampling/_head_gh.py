@@ -109,7 +109,7 @@ class GreedyHeadSearch(HeadMethodSampler):
     --------
     >>> import numpy as np
     >>> from corset import BinaryData
-    >>> from corset.sampling._gh import GreedyHeadSearch
+    >>> from corset.sampling import GreedyHeadSearch
     >>> rng = np.random.RandomState(0)
     >>> data = BinaryData(rng.rand(40, 6) < 0.5, rng.rand(40, 2) < 0.5)
     >>> heads = GreedyHeadSearch(data, seed="uniform").sample((0,), 3, random_state=0)
@@ -121,7 +121,7 @@ class GreedyHeadSearch(HeadMethodSampler):
                  normalise=False, uncovered=False, min_head_length=1, max_head_length=None,
                  proposal="paper", max_proposals=None, memo=True, memo_max_entries=4_000_000,
                  pair_method="cftp"):
-        from ._heads import HeadSampler, check_head_lengths
+        from ._head_exact import HeadSampler, check_head_lengths
 
         if not (np.isfinite(gamma) and gamma >= 0):
             raise ValueError(f"gamma must be a finite number >= 0; got {gamma!r}")
@@ -208,7 +208,7 @@ class GreedyHeadSearch(HeadMethodSampler):
         if self.seed == "deterministic":
             return None, 0
         if self._bits is None:
-            from ._heads import _BITSET_BYTES
+            from ._head_exact import _BITSET_BYTES
 
             data = self.data
             n_words = max(1, -(-data.n_features // 64))

@@ -48,12 +48,29 @@ import itertools
 import numpy as np
 
 from .._ext import _heads, _weighted
-from .._validation import _is_canonical, check_positive_int, check_seed, draw_seeds, raw_seed_halves
+from .._validation import (
+    _is_canonical,
+    check_positive_int,
+    check_seed,
+    draw_seeds,
+    raw_seed_halves,
+)
 from ..rules._check import _rows
 from ._common import cached_per_tail, check_data, check_n, check_tail, new_tail_cache
+from ._errors import (
+    NoDiscriminativeHeadError,
+    NoNegativeRecordsError,
+    ProposalLimitError,
+    SamplingError,
+)
 from ._protocol import HeadMethodSampler
-from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
-from ._weights import head_counts, log_factorials, log_head_counts, log_of, scale_log_weights
+from ._weights import (
+    head_counts,
+    log_factorials,
+    log_head_counts,
+    log_of,
+    scale_log_weights,
+)
 
 PROPOSALS = ("paper", "boley")
 METHODS = {"cftp": 0, "rejection": 1}
