@@ -43,7 +43,7 @@ class Coverage:
         of ℛ covering it (0 where none does): the credit of the monotone
         submodular quality Q.
     n_uncovered : ndarray of int64, shape (data.n_records,)
-        |U_D| per record: its label occurrences no rule covers.
+        ``|U_D|`` per record: its label occurrences no rule covers.
     rules : list of (tuple, tuple)
         ℛ, in the order the rules were added.
 
@@ -85,7 +85,7 @@ class Coverage:
         return int(self.n_uncovered.sum())
 
     def add(self, head, tail, *, support=None, accuracy=0.0):
-        """Add rule ``head -> tail`` to ℛ; return its uncovered area |cov(R) \\ cov(ℛ)| before it.
+        """Add rule ``head -> tail`` to ℛ; return its uncovered area ``|cov(R) \\ cov(ℛ)|`` before it.
 
         Parameters
         ----------

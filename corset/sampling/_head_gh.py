@@ -76,7 +76,7 @@ class GreedyHeadSearch(HeadMethodSampler):
     gamma : float, default=0.5
         Weight of the negative support in phi (eq. modified-discriminativity), >= 0.
     epsilon : float, default=0.1
-        Early stop once |D[H]| < epsilon · |D_T^+|, in [0, 1].
+        Early stop once ``|D[H]| < epsilon · |D_T^+|``, in [0, 1].
     candidates : {"difference", "positive"}, default="difference"
     seed : {"paper", "uniform", "uncovered", "deterministic"}, default="paper"
     normalise : bool, default=False

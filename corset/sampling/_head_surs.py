@@ -49,7 +49,7 @@ class ReducedSpaceHeadSampler(HeadMethodSampler):
     ----------
     data : BinaryData
     proposal : {"paper"}, default="paper"
-        The bounding proposal w̄(D+) = |φ_F(D+)|, uniform over D- (the
+        The bounding proposal ``w̄(D+) = |φ_F(D+)|``, uniform over D- (the
         paper's proposal carried to the reduced space); the only one offered.
     min_head_length, max_head_length : int, default=1 and None
         Heads are the sets of S⁻_F with between ``min_head_length`` and
@@ -203,6 +203,6 @@ class ReducedSpaceHeadSampler(HeadMethodSampler):
         return [_set_tuple(self.family_, s) for s in sets.tolist()]
 
     def sample_pairs(self, tail, n, random_state=None):
-        """``n`` pairs (D+, D-) ∝ w(D+, D-) = |{S ∈ φ_F(D+) : S ⊄ F_{D-}}|, as two int arrays of record ids."""
+        """``n`` pairs (D+, D-) ∝ ``w(D+, D-) = |{S ∈ φ_F(D+) : S ⊄ F_{D-}}|``, as two int arrays of record ids."""
         pos, neg, _ = self._run(tail, n, random_state, False)
         return pos, neg

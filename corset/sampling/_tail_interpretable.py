@@ -147,7 +147,7 @@ class InterpretableTailSampler(TailSpaceSampler):
 
     @property
     def record_weights(self):
-        """w(D) = Σ_{S ∈ φ(D)} |S \\ cov_D(ℛ)| per record (Algorithm 4, line 2), int64 (a copy)."""
+        """``w(D) = Σ_{S ∈ φ(D)} |S \\ cov_D(ℛ)|`` per record (Algorithm 4, line 2), int64 (a copy)."""
         return self._weights.copy()
 
     @property
