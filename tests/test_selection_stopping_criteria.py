@@ -134,3 +134,36 @@ def test_bad_criteria_are_rejected():
         ShareTolerance(None)
     with pytest.raises(ValueError, match="share_criterion"):
         ShareTolerance(0.1, share_criterion="best")
+
+
+def test_best_held_out_f1_keeps_the_prefix_best_on_the_held_out_records():
+    from corset.selection import BestHeldOutF1, MicroF1Path
+
+    data = make_rule_data(n_records=400, n_features=15, n_labels=5, noise=0.05, random_state=4)
+    X, Y = data.X, data.Y
+    train, held = BinaryData(X[:250], Y[:250]), BinaryData(X[250:], Y[250:])
+    rng = np.random.RandomState(4)
+    pool = [(tuple(sorted(rng.choice(15, rng.randint(1, 3), replace=False).tolist())),
+             tuple(sorted(rng.choice(5, rng.randint(1, 3), replace=False).tolist()))) for _ in range(200)]
+    full = select_rules(train, None, pool, n_rules=40, lam=0.3, tol=None)
+    # Reference: the held-out micro-F1 of every prefix of the longer run, and where patience 3 stops.
+    path = MicroF1Path(held)
+    scores = [path.add(*rule) for rule in full.rules]
+    best, since, stop = 0.0, 0, len(scores)
+    best_size = 0
+    for i, score in enumerate(scores):
+        if score > best:
+            best, best_size, since = score, i + 1, 0
+        else:
+            since += 1
+        if since >= 3:
+            stop = i + 1
+            break
+    criterion = BestHeldOutF1(held, 3)
+    result = select_rules(train, None, pool, n_rules=40, lam=0.3, tol=None, stopping_criteria=criterion)
+    assert result.rules == full.rules[:best_size]
+    assert len(criterion.scores) == stop and np.allclose(criterion.scores, scores[:stop])
+    if stop < len(scores):
+        assert result.stop_reason == "validation"
+    with pytest.raises(ValueError, match="validation_data has"):
+        select_rules(train, None, pool, stopping_criteria=BestHeldOutF1(BinaryData(X[:, :3], Y), 3))

@@ -47,9 +47,10 @@ from ._objective import (
     uncovered_area,
 )
 from ._rules import RuleStatistics, adjusted_accuracy, rule_statistics
-from ._stopping import BestTrainingF1, RuleBudget, ShareTolerance, StepInfo, StoppingCriterion
+from ._stopping import BestHeldOutF1, BestTrainingF1, RuleBudget, ShareTolerance, StepInfo, StoppingCriterion
 
 __all__ = [
+    "BestHeldOutF1",
     "BestTrainingF1",
     "CandidatePool",
     "MicroF1Path",

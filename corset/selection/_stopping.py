@@ -31,7 +31,7 @@ import numpy as np
 from .._validation import check_positive_int
 from ._f1path import MicroF1Path
 
-__all__ = ["StepInfo", "StoppingCriterion", "RuleBudget", "ShareTolerance", "BestTrainingF1"]
+__all__ = ["StepInfo", "StoppingCriterion", "RuleBudget", "ShareTolerance", "BestTrainingF1", "BestHeldOutF1"]
 
 
 class StepInfo:
@@ -229,3 +229,33 @@ def check_stopping_criteria(criteria):
         if not isinstance(c, StoppingCriterion):
             raise TypeError(f"stopping_criteria must hold StoppingCriterion objects; got {c!r}")
     return out
+
+
+class BestHeldOutF1(BestTrainingF1):
+    """Stop once ``patience`` rules in a row have not raised the micro-F1 on held-out records; keep the best prefix.
+
+    Beyond the paper: :class:`BestTrainingF1` measured on records the
+    selection does not see, so that the number of rules kept is chosen by
+    validation rather than by the training fit.
+
+    Parameters
+    ----------
+    validation_data : BinaryData
+        Held-out records with their labels, over the same features (or
+        literals) and labels as the data the rules are selected on.
+    patience : int
+        Rules in a row without a new maximum before stopping.
+    """
+
+    reason = "validation"
+
+    def __init__(self, validation_data, patience):
+        super().__init__(patience)
+        self.validation_data = validation_data
+
+    def start(self, data):
+        held_out = self.validation_data
+        if (held_out.n_features, held_out.n_labels) != (data.n_features, data.n_labels):
+            raise ValueError(f"validation_data has {held_out.n_features} features and {held_out.n_labels} labels; "
+                             f"the selection's data has {data.n_features} and {data.n_labels}")
+        self.path_ = MicroF1Path(held_out)
