@@ -4,7 +4,7 @@ With a proposal w̄ that bounds the target w, the first accepted proposal of
 Algorithm 3 (or of plain rejection sampling) is accepted with probability
 Z / Z̄ per proposal, where Z = sum over pairs of w and Z̄ = sum over pairs of
 w̄, so the expected number of proposals per sample is Z̄ / Z.  Both sums are
-taken here over every pair (D+, D-) in log space (note 12): the pairwise
+taken here over every pair (D+, D-) in log space (correction 12): the pairwise
 feature overlaps come from one sparse product, the sums from log-sum-exp.
 
 This is an enumeration, quadratic in the number of records: a diagnostic

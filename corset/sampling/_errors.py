@@ -9,7 +9,7 @@ class NoNegativeRecordsError(SamplingError, ValueError):
     """The tail is carried by every record: D_T^- is empty.
 
     Every head then has discriminativity |D^+[H]| * |D^- \\ D^-[H]| = 0, so
-    there is no distribution to sample from (note 5 of the paper notes).
+    there is no distribution to sample from (correction 5).
     :class:`~corset.sampling.CandidateGenerator` skips such tails and lists
     them in ``skipped_tails_``.
     """

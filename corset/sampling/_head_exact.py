@@ -3,7 +3,7 @@
 For a tail T, a head H with min_head_length <= |H| <= max_head_length is
 drawn with probability proportional to its discriminativity (eq.
 sampling-disc), q_disc(H; T) = |D_T^+[H]| * |D_T^- \\ D_T^-[H]|.  Two stages
-(note 9 of the paper notes): a pair (D+, D-) of a positive and a negative
+(correction 9): a pair (D+, D-) of a positive and a negative
 record with weight
 
     w(D+, D-) = sum_{j=m..M} [C(|D+|, j) - C(|D+ ∩ D-|, j)],
@@ -17,9 +17,9 @@ the past (``method="cftp"``, Algorithm 3) or plain rejection sampling
 ``proposal="paper"``
     w̄(D+) = sum_{j=m..M} C(|D+|, j), uniform over D-: the paper's proposal
     (section head-sampling), extended to the length bounds.  w̄ - w counts
-    the allowed heads inside F_{D+} ∩ F_{D-}, so w̄ >= w (note 10).
+    the allowed heads inside F_{D+} ∩ F_{D-}, so w̄ >= w (correction 10).
 ``proposal="boley"``
-    Boley et al.'s proposal in its corrected form (note 11):
+    Boley et al.'s proposal in its corrected form (correction 11):
     sqrt(w1(D+) w2(D-)) with w1(D+) = sum_{j=m..M} C(|D+|, j) and
     w2(D-) = sum_{j=m..M} [C(|F|, j) - C(|D-|, j)]; w <= min(w1, w2) <=
     sqrt(w1 w2).  (As printed, w2 can be negative and sqrt(w1 w2) < w.)
@@ -80,7 +80,7 @@ METHODS = {"cftp": 0, "rejection": 1}
 #: Boley et al.'s needs 10^6 to 10^271 and hits this cap.
 DEFAULT_MAX_PROPOSALS = 10_000_000
 
-# Test-only mutations of the kernels (tests/test_sampling_mutations.py).
+# Test-only mutations of the kernels, which the exactness tests check they detect.
 _MUTATIONS = {None: 0, "printed_draw": 1, "non_bounding": 2, "zero_weight": 3}
 
 _STATUS_MESSAGES = {
@@ -378,7 +378,7 @@ class HeadSampler(HeadMethodSampler):
         return _rows(indptr, ids)
 
     def sample_pairs(self, tail, n, random_state=None):
-        """``n`` pairs (D+, D-) ∝ w (note 9), as two int arrays of record ids."""
+        """``n`` pairs (D+, D-) ∝ w (correction 9), as two int arrays of record ids."""
         sampler, pos, neg, _, _ = self._run(tail, n, random_state, False)
         records = sampler.arrays
         return np.asarray(records[0])[pos], np.asarray(records[3])[neg]

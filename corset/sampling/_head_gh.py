@@ -8,15 +8,14 @@ seed pair (D+, D−) that defines the candidate features, the role of every
 record with respect to the tail (positive, negative, or not counted), and
 turns the search's output into a sorted head.
 
-Choices the paper leaves open (section enhanced_sampling, notes 14 and 15 of
-PAPER-NOTES), each a documented parameter:
+Choices the paper leaves open (section enhanced_sampling, corrections 14 and 15), each a documented parameter:
 
 ``candidates``
     ``"difference"`` (default): F' = F_{D+} \\ F_{D−}, as the pseudo-code of
     Algorithm 5 prints it; ``"positive"``: F' = F_{D+}.
 ``seed``
     How the pair (D+, D−) is drawn. ``"paper"``: by coupling from the past
-    with probability ∝ w(D+, D−) (Algorithm 3), which note 15 shows is
+    with probability ∝ w(D+, D−) (Algorithm 3), which correction 15 shows is
     nearly fixed per tail (the widest positive record takes almost all the
     mass); ``"uniform"``: D+ uniform over the positive records; ``"uncovered"``:
     D+ ∝ the number of the tail's labels it carries that no selected rule
@@ -36,7 +35,7 @@ PAPER-NOTES), each a documented parameter:
     The search stops at ``max_head_length`` features; the epsilon stop
     applies from ``min_head_length`` features on; the best prefix is taken
     among those of allowed length.  With ``seed="paper"`` the pair is drawn
-    ∝ w for the same bounds (note 9).
+    ∝ w for the same bounds (correction 9).
 
 A tail with no negative record: with ``seed="paper"`` the pair sampler raises
 :class:`~corset.sampling.NoNegativeRecordsError` (the candidate generator

@@ -7,8 +7,7 @@
     (eq. sampling-disc restricted to S⁻_F).  Two stages, as Algorithm 3: a
     pair (D+, D-) with weight ``w = |{S ∈ φ_F(D+) : S ⊄ D-}|`` (φ_F(D): the
     sets of S⁻_F of allowed length inside F_D) by coupling from the past from
-    the bounding proposal ``w̄(D+) = |φ_F(D+)|``, uniform over D- (notes 9
-    and 10: strict acceptance, zero-weight pairs never accepted); then H
+    the bounding proposal ``w̄(D+) = |φ_F(D+)|``, uniform over D- (corrections 9 and 10: strict acceptance, zero-weight pairs never accepted); then H
     uniform over the sets of φ_F(D+) not inside D-.  Its errors are those of
     :class:`~corset.sampling.HeadSampler`, so
     :class:`~corset.sampling.CandidateGenerator` skips the same tails.

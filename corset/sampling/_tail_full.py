@@ -9,8 +9,7 @@ sampling_objective):
 where U_D = L_D \\ cov_D(ℛ) are the record's label occurrences no selected
 rule covers, and a rule H -> T' covers (D, k) when H ⊆ F_D, T' ⊆ L_D and
 k ∈ T' (the D-specific coverage of eq. covD).  Two stages: a record D with
-weight |U_D| 2^(|L_D| - 1) (eq. wgtRD), then a tail inside D by note 8 of
-the paper notes (one label uniform over U_D, every other label of L_D with
+weight |U_D| 2^(|L_D| - 1) (eq. wgtRD), then a tail inside D by correction 8 (one label uniform over U_D, every other label of L_D with
 probability 1/2).
 
 The record weights live in a dynamic sampler (a sum tree, ``_ext._weighted``)

@@ -1,6 +1,6 @@
 """The tail space ``"interpretable"``: CORSET-SURS's tails (Algorithm 4, section enhanced_sampling).
 
-:class:`InterpretableTailSampler` (Algorithm 4, with note 13 of the paper notes)
+:class:`InterpretableTailSampler` (Algorithm 4, with correction 13)
     Tails T ∈ S⁻, the probabilistic cliques of the label graph
     (:func:`corset.labelspace.interpretable_space`), with probability
     proportional to their uncovered area
@@ -11,7 +11,7 @@
     are selected (only the records a new rule matches change), then
     T ∈ φ(D) with probability ``|T \\ cov_D(ℛ)| / w(D)``.  The last line of
     Algorithm 4 as printed draws T ∝ |T|, which disagrees with the record
-    weight above it as soon as a rule is selected (note 13).
+    weight above it as soon as a rule is selected (correction 13).
 
 The space S⁻ is built by :func:`corset.sampling._spaces.build_space`; the hot
 loops (record weights, the draw inside a record) are kernels of
@@ -40,7 +40,7 @@ _TAIL_MUTATIONS = {None: 0, "printed_draw": 1}
 
 # -- tails (Algorithm 4) -----------------------------------------------------------
 class InterpretableTailSampler(TailSpaceSampler):
-    """Draw tails of S⁻ ∝ uncovered area (Algorithm 4 with note 13), updated as rules are selected.
+    """Draw tails of S⁻ ∝ uncovered area (Algorithm 4 with correction 13), updated as rules are selected.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Log-space weights of the samplers, computed from exact integers.
 
 The weights of section samp grow like 2^|L_D| and 2^|F_D| (and Boley et al.'s
-like 2^|F|); their products overflow a double (note 12 of the paper notes).
+like 2^|F|); their products overflow a double (correction 12).
 Here every count is an exact Python integer until its logarithm is taken,
 and records are handed to the kernels as weights scaled by a common factor
 (``scale_log_weights``), so no kernel ever sees an infinity or a NaN.
@@ -48,7 +48,7 @@ def head_counts(n_max, min_length, max_length):
     """Exact W_n = sum_{j=m..M} C(n, j) for n = 0..n_max (a tuple of ints).
 
     W_n counts the heads of allowed length inside a set of n features
-    (note 9).  ``max_length=None`` means no maximum.  Uses
+    (correction 9).  ``max_length=None`` means no maximum.  Uses
     S(n+1, J) = 2 S(n, J) - C(n, J) for S(n, J) = sum_{j<=J} C(n, j), so the
     table costs O(n_max) big-integer operations.
     """

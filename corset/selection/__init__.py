@@ -1,7 +1,7 @@
 """Rule selection: CORSET's objective, its greedy maximisation, and prediction.
 
 Section problem_formulation and Algorithm 1 of the paper, with the
-corrections of PAPER-NOTES notes 1-7:
+corrections 1-7 of the paper (see the documentation's "Corrections of the paper"):
 
 * :func:`select_rules`: the standalone entry point, greedy selection over a
   fixed candidate pool on binary X and Y;

@@ -4,7 +4,7 @@ Round 1 asks a candidate generator for a fresh pool at every step and adds
 the candidate with the largest marginal gain
 
     ``½ q(R; ℛ) + λ Σ_{R_j ∈ ℛ} d(R, R_j)``          (quality="paper")
-    ``½ ΔQ(R; ℛ) + λ Σ_{R_j ∈ ℛ} d(R, R_j)``         (quality="submodular", PAPER-NOTES note 1)
+    ``½ ΔQ(R; ℛ) + λ Σ_{R_j ∈ ℛ} d(R, R_j)``         (quality="submodular", correction 1)
 
 until the share ``c`` of label occurrences newly covered by the chosen rule
 falls to τ or below, the rule budget is reached, the generator returns an
@@ -15,7 +15,7 @@ the greedy over the union of all pools with round 1's number of rules; the
 set with the larger objective f is returned (round 1 on ties, as in
 Algorithm 1).  For the submodular quality, round 2 is a ½-approximation of
 the best rule set of that size in the union (Borodin et al.); for the
-paper's quality no such guarantee holds (note 1).
+paper's quality no such guarantee holds (correction 1).
 
 One loop (:func:`_greedy`) serves round 1 with fresh pools, round 2 and
 :func:`select_rules` on a fixed pool; its stopping rules are objects
@@ -638,7 +638,7 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     quality : {"paper", "submodular"}, default="paper"
         ``"paper"``: the gain's quality part is ``½ q(R; ℛ) = ½ a(R)·|cov(R) \\
         cov(ℛ)|`` and f is eq. obj; ``"submodular"``: ``½ ΔQ`` with Q of
-        PAPER-NOTES note 1 (each covered occurrence credited with the best
+        correction 1 (each covered occurrence credited with the best
         a(R) among the rules covering it), for which round 2 is a
         ½-approximation.
     tol : float in [0, 1] or None, default=0.0

@@ -4,17 +4,16 @@
   per-occurrence coverage flags, never from materialised coverage sets;
 * adjusted accuracy a(R) (eq. disc, :func:`~corset.selection.adjusted_accuracy`);
 * quality q(R; ℛ) = uncovered area · a(R);
-* Jaccard distance of coverages from support intersections (PAPER-NOTES
-  note 6): ``|cov(R1) ∩ cov(R2)| = |D[R1] ∩ D[R2]| · |T1 ∩ T2|``;
+* Jaccard distance of coverages from support intersections (correction 6): ``|cov(R1) ∩ cov(R2)| = |D[R1] ∩ D[R2]| · |T1 ∩ T2|``;
 * the objective f(ℛ) of eq. obj, each rule's quality taken against the
-  *other* rules (note 4) and the diversity summed over *unordered* pairs
-  (note 2), and the monotone submodular variant of note 1,
+  *other* rules (correction 4) and the diversity summed over *unordered* pairs
+  (correction 2), and the monotone submodular variant of correction 1,
   ``f_Q(ℛ) = Q(ℛ) + λ Σ_{i<j} d(R_i, R_j)`` with
   ``Q(ℛ) = Σ_{(i,k) ∈ cov(ℛ)} max {a(R) : R ∈ ℛ covers (i,k)}``;
 * coverage itself (eqs. covD, covDset, covDtail) lives in the rule layer,
   :mod:`corset.rules`, shared with the samplers.
 
-The cases the paper leaves undefined (PAPER-NOTES note 5) get these values:
+The cases the paper leaves undefined (correction 5) get these values:
 a(R) = 0 when D[H] is empty and when the tail is carried by every record
 (P_D = 1, the indicator P_R > P_D is 0); d(R1, R2) = 0 when both coverages are
 empty (two identical, empty sets: this keeps d a metric), 1 when exactly one
@@ -111,7 +110,7 @@ def rule_quality(data, rule, rules=()):
 
 
 def jaccard_distance(data, rule_a, rule_b):
-    """Jaccard distance of the coverages of two rules (note 6: from support intersections).
+    """Jaccard distance of the coverages of two rules (correction 6: from support intersections).
 
     0 when both coverages are empty, 1 when exactly one is.
     """
@@ -161,14 +160,14 @@ def objective_terms(data, rules, *, quality="paper"):
 
 
 def objective(data, rules, *, lam=1.0, quality="paper"):
-    """The objective f(ℛ) of Problem 1 (eq. obj), with the corrections of PAPER-NOTES.
+    """The objective f(ℛ) of Problem 1 (eq. obj), with the corrections of the paper (corrections 2, 4 and 5).
 
     ``quality="paper"``:
     ``f(ℛ) = Σ_{R ∈ ℛ} q(R; ℛ \\ {R}) + λ Σ_{i<j} d(R_i, R_j)``;
     ``quality="submodular"``:
-    ``f_Q(ℛ) = Q(ℛ) + λ Σ_{i<j} d(R_i, R_j)`` (note 1).
+    ``f_Q(ℛ) = Q(ℛ) + λ Σ_{i<j} d(R_i, R_j)`` (correction 1).
 
-    The diversity term sums over unordered pairs (note 2), which matches the
+    The diversity term sums over unordered pairs (correction 2), which matches the
     greedy gain ``λ Σ_j d(R, R_j)`` and Borodin et al.'s objective.
 
     Parameters
@@ -190,7 +189,7 @@ def objective(data, rules, *, lam=1.0, quality="paper"):
 
 
 def submodular_quality(data, rules):
-    """Q(ℛ): each covered label occurrence credited with the best a(R) among the rules covering it (note 1)."""
+    """Q(ℛ): each covered label occurrence credited with the best a(R) among the rules covering it (correction 1)."""
     return objective_terms(data, rules, quality="submodular")[0]
 
 

@@ -34,7 +34,7 @@ def adjusted_accuracy(rule_count, head_count, tail_count, n_records):
 
         * the indicator ``P_R > P_D`` is evaluated exactly on integers,
           ``|D[R]|·|D| > |D[T]|·|D[H]|``;
-        * ``|D[H]| = 0`` (P_R undefined, PAPER-NOTES note 5): a(R) = 0;
+        * ``|D[H]| = 0`` (P_R undefined, correction 5): a(R) = 0;
         * ``P_D = 1`` (a tail carried by every record): the indicator is 0,
           so a(R) = 0;
         * ``P_R = 1``: the term ``0·log 0`` is 0 (``scipy.special.rel_entr``).
