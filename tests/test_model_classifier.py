@@ -376,3 +376,45 @@ def test_label_precision_of_every_rule_by_brute_force():
     counts = CorsetClassifier._head_label_counts(data, [((0,), (0, 1)), ((1,), (1,))])
     assert counts == [{0: 2}, {0: 1, 1: 1}]
     assert counts[0].get(1, 0) == 0
+
+
+def test_parameters_are_keyword_only_and_declared_once():
+    import inspect
+
+    signature = inspect.signature(CorsetClassifier)
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in signature.parameters.values())
+    assert set(CorsetClassifier._parameter_constraints) == set(signature.parameters)
+    with pytest.raises(TypeError):
+        CorsetClassifier(150)   # positional
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"gh_gamma": -0.5}, "'gh_gamma' parameter"), ({"gh_epsilon": 1.5}, "'gh_epsilon' parameter"),
+    ({"head_sampler": "greedy"}, r"'head_sampler' parameter .*\['cftp', 'gh', 'rejection', 'surs'\]"),
+    ({"tail_space": "all"}, r"'tail_space' parameter .*\['full', 'interpretable'\]"),
+    ({"min_head_length": 3, "max_head_length": 2}, "'max_head_length' parameter .*min_head_length"),
+    ({"n_jobs": 0}, "'n_jobs' parameter"), ({"n_jobs": 1.5}, "'n_jobs' parameter"),
+    ({"negations": "sometimes"}, "'negations' parameter"),
+])
+def test_parameter_errors_name_the_parameter_and_the_range(synthetic, params, match):
+    X, Y = synthetic
+    with pytest.raises(ValueError, match=match):
+        CorsetClassifier(**dict(FAST, **params)).fit(X, Y)
+
+
+def test_grid_search_reaches_the_gh_parameters(synthetic):
+    X, Y = synthetic
+    search = GridSearchCV(CorsetClassifier(random_state=0, **FAST), {"gh_gamma": [0.2, 0.8]}, cv=2,
+                          scoring="f1_micro").fit(X.toarray(), Y.toarray())
+    assert search.best_params_["gh_gamma"] in (0.2, 0.8)
+
+
+def test_a_model_saved_with_the_old_gh_names_loads(synthetic):
+    X, Y = synthetic
+    clf = CorsetClassifier(random_state=0, gh_gamma=0.7, **FAST).fit(X, Y)
+    d = json.loads(clf.to_json())
+    d["params"]["gamma"] = d["params"].pop("gh_gamma")
+    d["params"]["epsilon"] = d["params"].pop("gh_epsilon")
+    loaded = CorsetClassifier.from_dict(d)
+    assert loaded.gh_gamma == 0.7 and loaded.gh_epsilon == 0.1
+    assert (loaded.predict(X) != clf.predict(X)).nnz == 0

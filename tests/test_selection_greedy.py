@@ -137,7 +137,24 @@ def test_every_gain_of_a_step_matches_reference(case, draw):
                                                      case["quality"], case["allow_empty"])
     assert areas.tolist() == ref_areas
     np.testing.assert_allclose(gains, ref_gains, rtol=0, atol=1e-9)
-    assert pick == ref_pick
+    _assert_same_pick(pick, ref_pick, ref_gains, eligible)
+
+
+def _assert_same_pick(pick, ref_pick, ref_gains, eligible):
+    """The arg max, ties to the lowest index; gains equal in exact arithmetic may differ by an ulp.
+
+    (``ln 1.25`` and ``½ ln 1.5625`` are the same adjusted accuracy, computed
+    two ways: the kernel and the reference may order them either way.)
+    """
+    if ref_pick < 0 or pick < 0:
+        assert pick == ref_pick
+        return
+    top = max(g for g, e in zip(ref_gains, eligible) if e)
+    near = [i for i, (g, e) in enumerate(zip(ref_gains, eligible)) if e and g >= top - 1e-9]
+    if len(near) == 1:
+        assert pick == ref_pick
+    else:
+        assert pick in near and ref_pick in near
 
 
 def _random_instance(rng):

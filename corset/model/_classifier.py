@@ -7,60 +7,33 @@ binary data layer once, and runs CORSET (Algorithm 1) with the candidate
 generator of :mod:`corset.sampling` and the greedy of :mod:`corset.selection`.
 The fitted model is a list of plain :class:`~corset.model.Rule` objects.
 """
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_binary_matrix
 from ..binarydata import BinaryData, with_negated_columns
+from ..selection._objective import QUALITIES
 from ._export import FORMAT_VERSION, check_rules_dict, format_rules, rules_to_dict, rules_to_frame
 from ._rules import Rule
 
-_HEAD_SAMPLERS = ("gh", "surs", "cftp")
+_RENAMED = {"gamma": "gh_gamma", "epsilon": "gh_epsilon"}
+"""Parameters renamed since earlier versions: old name -> new name (read by ``from_dict``)."""
+
 AUTO_TOL_OCCURRENCES = 3
 """With ``tol="auto"``, selection stops once no candidate covers more than this many new label occurrences."""
-_TAIL_SPACES = ("interpretable", "full")
-_QUALITIES = ("paper", "submodular")
 AUTO_F1_PATIENCE = 5
 """With ``f1_patience="auto"`` and negated literals, the selection stops after this many rules
 without a new maximum of the training micro-F1."""
 AUTO_NEGATION_LABEL_DENSITY = 0.2
 """With ``negations="auto"``, negated literals are used when the training label density
 (label occurrences / (records × labels)) is at least this."""
-
-
-def _check_real(value, name, low, high, *, low_open=False, high_open=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise TypeError(f"{name} must be a real number; got {value!r}")
-    below = value <= low if low_open else value < low
-    above = value >= high if high_open else value > high
-    if below or above:
-        lb = "(" if low_open else "["
-        rb = ")" if high_open else "]"
-        raise ValueError(f"{name} must be in {lb}{low}, {high}{rb}; got {value!r}")
-    return float(value)
-
-
-def _check_int(value, name, low, *, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= {low}" + (" or None" if allow_none else "")
-                        + f"; got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value}")
-    return int(value)
-
-
-def _check_choice(value, name, choices):
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {choices}; got {value!r}")
-    return value
 
 
 class CorsetClassifier(ClassifierMixin, BaseEstimator):
@@ -70,108 +43,112 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     features, T a set of labels) by greedy max-sum diversification
     (Algorithm 1 of the paper) over candidate rules drawn by exact pattern
     samplers; predicts for a record the union of the tails of the rules
-    whose head it contains.
+    whose head it contains.  Every parameter is keyword-only; the
+    documentation page "Why the defaults are what they are" gives the
+    measurements behind the defaults.
 
     Parameters
     ----------
     n_rules : int, default=150
-        The rule budget (the paper's experiments use at most 150).
+        **Selection.**  The rule budget (the paper's experiments use at most
+        150), the default rule included.
+    lam : float, default=0.1
+        **Selection.**  λ >= 0, the weight of diversity (eq. obj).
+    quality : {"paper", "submodular"}, default="submodular"
+        **Selection.**  The quality term: the paper's q(R; ℛ), or the
+        monotone submodular Q, which credits each covered label occurrence
+        with the best adjusted accuracy among the rules covering it.  The
+        paper's ½-approximation claim does not hold for its own objective
+        (which is not monotone); it does hold for Q (see "Corrections of the
+        paper", correction 1).
+    second_round : bool, default=False
+        **Selection.**  Run Algorithm 1's second greedy round and keep the
+        better rule set.
+    min_support : int, default=2
+        **Selection.**  Candidate rules matched by fewer training records
+        (``|D[R]|``) are not selected: by default no rule rests on a single
+        record.
     tol : float in [0, 1], "auto" or None, default="auto"
-        τ: selection stops once the share of newly covered label occurrences
-        falls to τ or below (Algorithm 1; which share, see
+        **Stopping.**  τ: selection stops once the share of newly covered
+        label occurrences falls to τ or below (Algorithm 1; which share, see
         ``share_criterion``); None disables the criterion.  "auto" sets
         τ = 3 / ||L||: stop once no candidate covers more than three new
-        label occurrences (a fixed share such as 0.01 means 3 occurrences on
-        medical but 116 on bibtex, where it stops after a few rules).
+        label occurrences, whatever the number of labels.
     share_criterion : {"chosen", "pool"}, default="pool"
-        Compare τ with the chosen rule's share (Algorithm 1 as printed) or
-        with the largest share in the step's pool (see
-        :func:`corset.selection.greedy_selection`).  With the submodular
-        quality a rule can be chosen for raising the accuracy credited to
-        occurrences already covered; under "chosen" such a rule ends the
-        selection, sometimes after a handful of rules.
+        **Stopping.**  Compare τ with the chosen rule's share (Algorithm 1 as
+        printed) or with the largest share in the step's pool (see
+        :func:`corset.selection.greedy_selection`).
     patience : int, default=1
-        Stop after this many consecutive rules with share <= τ (1 is
-        Algorithm 1 as printed; see :func:`corset.selection.greedy_selection`).
-    lam : float, default=0.1
-        λ >= 0, the weight of diversity (eq. obj).
-    quality : {"paper", "submodular"}, default="submodular"
-        The quality term: the paper's q(R; ℛ), or the monotone submodular Q
-        of PAPER-NOTES note 1, for which the second round is a
-        ½-approximation.
-    min_head_length, max_head_length : int, default=1 and 3
-        Bounds on the number of literals in a head, positive and negated
-        (None: no maximum).
-    head_sampler : {"gh", "surs", "cftp"}, default="gh"
-        CORSET-GH greedy head search (Algorithm 5), CORSET-SURS sampling over
-        the interpretable feature space, or exact sampling by
-        discriminativity (Algorithm 3).
-    tail_space : {"interpretable", "full"}, default="interpretable"
-        Tails from the interpretable label space S⁻ (probabilistic cliques of
-        the label graph, Algorithm 4) or from all label sets (Algorithm 2).
-    n_tails, n_heads_per_tail : int, default=50 and 10
-        Pool shape: each step draws ``n_tails`` tails and ``n_heads_per_tail``
-        heads per tail (the paper's pool of 500 candidates per step).
-    gamma, epsilon : float, default=0.5 and 0.1
-        CORSET-GH's weight of negative support and early-stop share.
-    gh_seed : {"paper", "uniform", "uncovered", "deterministic"}, default="paper"
-        Distribution of CORSET-GH's seed pair (see :mod:`corset.sampling._gh`);
-        "paper" pairs are drawn ∝ w exactly, by rejection sampling (the same
-        distribution as the paper's coupling from the past, fewer proposals).
-    gh_normalise : bool, default=False
-        Normalise CORSET-GH's marginal gains by feature frequency.
-    alpha : float, default=0.8
-        Clique-probability threshold of the interpretable spaces.
-    max_clique_size, max_cliques : int or None, default=None and 100_000
-        Caps of the clique enumeration.  For the label space a family past
-        the caps raises :class:`corset.labelspace.CliqueOverflowError`; for
-        the feature space of ``head_sampler="surs"`` it is truncated (every
-        clique size that fits completely, then the lexicographically first
-        sets of the next size, with a warning).
-    second_round : bool, default=False
-        Run Algorithm 1's second greedy round and keep the better rule set.
-    min_support : int, default=2
-        Candidate rules matched by fewer training records (``|D[R]|``) are not
-        selected (see :func:`corset.selection.greedy_selection`): by default
-        no rule rests on a single record (see Notes).
+        **Stopping.**  Stop after this many consecutive rules with share <= τ
+        (1 is Algorithm 1 as printed).
     f1_patience : int, None or "auto", default="auto"
-        Beyond the paper.  An int p: stop the selection once p rules in a row
+        **Stopping, beyond the paper.**  An int p: stop once p rules in a row
         have not raised the training micro-F1 of the rule set, and keep the
-        shortest prefix of the selected rules with the highest training
-        micro-F1 (the rules a smaller budget would have selected; see
-        :func:`corset.selection.greedy_selection`).  None: Algorithm 1's
-        stopping only, every selected rule is kept.  "auto": 5 when
-        negated literals are used (see ``negations``), else None.  See Notes.
+        shortest prefix with the highest training micro-F1 (the rules a
+        smaller budget would have selected).  None: Algorithm 1's stopping
+        only.  "auto": 5 when negated literals are used, else None.
+    min_head_length, max_head_length : int, default=1 and 3
+        **Heads.**  Bounds on the number of literals in a head, positive and
+        negated (None: no maximum).
     negations : {"auto", True, False}, default="auto"
-        Beyond the paper.  Whether heads may contain negated literals
-        ``NOT f`` (feature f absent) besides the features themselves.  Each
-        feature that is neither always 0 nor always 1 on the training data
-        gets a negated literal, and the samplers and the selection work on
-        the 2·p literals as on features.  "auto": only when the training
-        label density (the mean share of records carrying a label) is at
-        least 0.2 (``AUTO_NEGATION_LABEL_DENSITY``).  See Notes.
+        **Heads, beyond the paper.**  Whether heads may contain negated
+        literals ``NOT f`` besides the features themselves: each feature not
+        constant on the training data gets one, and the samplers and the
+        selection work on the 2·p literals as on features.  "auto": only when
+        the training label density (the mean share of records carrying a
+        label) is at least 0.2.
+    head_sampler : str, default="gh"
+        **Samplers.**  A head method of :mod:`corset.sampling`: "gh"
+        (CORSET-GH, greedy head search, Algorithm 5), "surs" (CORSET-SURS,
+        exact sampling over the interpretable feature space), "cftp" or
+        "rejection" (exact sampling by discriminativity, Algorithm 3), or
+        one registered with :func:`corset.sampling.register_head_method`.
+    tail_space : str, default="interpretable"
+        **Samplers.**  A tail space of :mod:`corset.sampling`:
+        "interpretable" (probabilistic cliques of the label graph, Algorithm
+        4), "full" (all label sets, Algorithm 2), or one registered with
+        :func:`corset.sampling.register_tail_space`.
+    n_tails, n_heads_per_tail : int, default=50 and 10
+        **Samplers.**  Pool shape: each step draws ``n_tails`` tails and
+        ``n_heads_per_tail`` heads per tail (the paper's 500 candidates).
+    gh_gamma, gh_epsilon : float, default=0.5 and 0.1
+        **CORSET-GH only** (``head_sampler="gh"``): the weight γ of negative
+        support in the search's gain, and the early-stop share ε.
+    gh_seed : {"paper", "uniform", "uncovered", "deterministic"}, default="paper"
+        **CORSET-GH only.**  The distribution of the seed pair (see
+        :class:`corset.sampling.GreedyHeadSearch`); "paper" pairs are drawn
+        ∝ w exactly, by rejection sampling (the paper's distribution).
+    gh_normalise : bool, default=False
+        **CORSET-GH only.**  Normalise the marginal gains by feature frequency.
+    alpha : float in (0, 1], default=0.8
+        **Interpretable spaces** (``tail_space="interpretable"``,
+        ``head_sampler="surs"``): the clique-probability threshold.
+    max_clique_size, max_cliques : int or None, default=None and 100_000
+        **Interpretable spaces.**  Caps of the clique enumeration.  For the
+        label space a family past the caps raises
+        :class:`corset.labelspace.CliqueOverflowError`; for the feature space
+        of ``head_sampler="surs"`` it is truncated (every clique size that
+        fits completely, then the lexicographically first sets of the next
+        size, with a warning).
     default_rule : bool, default=True
-        After the selection, add a default rule ``IF TRUE THEN T0`` (empty
-        head, fires on every record) whose tail T0 is chosen greedily to
-        raise the training micro-F1 of the rule set
-        (:func:`corset.selection.default_tail`); it is left out when no label
-        raises it.  It counts against ``n_rules`` (the selection then gets
-        ``n_rules - 1``, unless ``n_rules`` is 1) and comes last in ``rules_``.
-        CORSET's objective cannot select it (its adjusted accuracy is 0), yet
-        on data sets with very frequent labels it is worth more than the
-        selected rules (see Notes).
+        **Beyond the paper.**  After the selection, add a default rule
+        ``IF TRUE THEN T0`` (empty head, fires on every record) whose tail
+        T0 is chosen greedily to raise the training micro-F1
+        (:func:`corset.selection.default_tail`); left out when no label
+        raises it.  It counts against ``n_rules`` and comes last in
+        ``rules_``.
     random_state : None, int or RandomState, default=None
-        Resolved once per fit; the same int gives the same rules.
+        **Execution.**  Resolved once per fit; the same int gives the same
+        rules, for any ``n_jobs``.
     n_jobs : int or None, default=None
-        Threads for candidate generation (OpenMP, in the compiled head
-        searches); results do not depend on it.  None is one thread.  On a
-        machine whose cores are busy with other work, OpenMP's default
-        spin-waiting between the many short parallel sections can make
-        ``n_jobs > 1`` several times slower (enron on 2 loaded cores: 1.1 s
-        with one thread, 11.7 s with two); setting the environment variable
-        ``OMP_WAIT_POLICY=PASSIVE`` before starting Python avoids it (1.1 s).
+        **Execution.**  Threads for candidate generation (OpenMP, in the
+        compiled head searches); results do not depend on it.  None is one
+        thread.  On a machine whose cores are busy with other work, set the
+        environment variable ``OMP_WAIT_POLICY=PASSIVE`` before starting
+        Python: OpenMP's default spin-waiting can make ``n_jobs > 1``
+        several times slower there.
     verbose : int, default=0
-        >0 shows a progress bar during selection.
+        **Execution.**  >0 shows a progress bar during selection.
 
     Attributes
     ----------
@@ -199,174 +176,110 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Defaults.  Pool shape, head sampler, tail space, γ, ε and α follow the
-    paper's experiments (500 candidates per step, at most 150 rules, round 1
-    only, CORSET-GH with γ = 0.5, ε = 0.1, α = 0.8).  ``quality``, ``lam``,
-    ``max_head_length``, ``tol`` and ``share_criterion`` were chosen by
-    measurement on validation splits carved from the training files only
-    (70/30 splits of the official training split of emotions, medical and
-    birds): the submodular quality with λ = 0.1 and heads of at most 4
-    features (the default then; 3 now, see below) beat the paper's quality
-    with λ = 1 and unbounded heads
-    (validation micro-F1 0.535 / 0.814 / 0.358 against 0.477 / 0.721 /
-    0.255, three seeds, one split); comparing τ with the pool's largest share
-    (τ = 0.01) instead of the chosen rule's (τ = 0) gave 0.506 / 0.783 /
-    0.348 against 0.461 / 0.784 / 0.327 (three splits × four seeds).
-    ``tol="auto"`` expresses that τ in label occurrences (3, validation
-    micro-F1 0.506 / 0.783 / 0.338 on the same splits; 5 gave 0.502 / 0.778
-    / 0.322) so that it carries over to data sets with many labels.
-
-    ``min_support=2`` (no rule matched by a single training record): late
-    in the selection the diversity term favours tiny rules far from every
-    chosen one, and a rule matched by one record has precision 1 by
-    construction.  On the same validation splits (three splits × two
-    seeds) micro-F1 went from 0.499 / 0.341 / 0.507 / 0.782 to 0.508 /
-    0.329 / 0.546 / 0.791 on emotions / birds / enron / medical (3 gave
-    0.514 / 0.319 / 0.557 / 0.779; 5 cost birds and medical much more).
-    With it, heads of at most 3 features instead of 4 gave 0.510 / 0.361 /
-    0.539 / 0.790 (λ = 0 instead of 0.1: 0.514 / 0.329 / 0.550 / 0.790;
-    gh_seed="uniform": 0.493 / 0.362 / 0.525 / 0.788), so the default
-    maximum is 3.
-
     ``predict_proba`` is a monotone score in (0, 1), not a calibrated
     probability: a label predicted by the firing rules gets
     ``0.5 + 0.5 · (n + 1) / (s + 2)`` with s the training records where the
     best firing rule predicting it fires and n those among them that carry
-    the label (so > 0.5); any other label gets ``0.5 · label_base_rates_``
-    (so < 0.5).  ``decision_function`` is its logit.  Hence a label is
-    predicted exactly when its probability exceeds 0.5 and its decision
-    value exceeds 0.
+    the label; any other label gets ``0.5 · label_base_rates_``.  A label is
+    predicted exactly when its probability exceeds 0.5.
 
-    The default rule.  Predicting the most frequent labels for every record
-    reaches a test micro-F1 of 0.477 on CAL500 (the 39 most frequent labels,
-    chosen on training) and 0.206 on corel5k (4 labels), above the
-    paper's CORSET-GH (0.34, 0.18) and far above rule sets made of
-    adjusted-accuracy-driven rules, which favour rare labels (0.061 and 0.073
-    without the default rule, seed 0).  On emotions, birds and enron the
-    greedy choice adds no label (the rules already predict the frequent ones).
+    A label that never occurs in training is never predicted; a label
+    carried by every training record is predicted only inside tails with
+    other labels, or by the default rule.
 
-    ``negations="auto"`` and ``f1_patience="auto"`` (beyond the paper).
-    With the paper's binarization a feature is 1 on about a tenth of the
-    records, so a conjunction of features covers at most that much, and a
-    frequent label (emotions: carried by 23% to 43% of the records) needs
-    many such rules, each with false positives.  Negated literals let a rule
-    cover most records ("IF NOT x0 AND NOT x3 AND NOT x70 THEN
-    relaxing-calm": 295 of 391 records, precision 0.55).  Such broad rules
-    also show a gap of the objective: it rewards the label occurrences a
-    rule covers and never charges it for the labels it predicts wrongly, so
-    late rules can lower micro-F1; with negated literals the training
-    micro-F1 of emotions' selected prefix peaks after about 50 rules and
-    falls after, hence ``f1_patience``.  On the validation splits (three
-    70/30 splits of each official training file × two seeds, never the test
-    files), micro-F1 was:
-
-    ============================  ========  =====  =======  ======  =====
-    setting                       emotions  birds  medical  CAL500  enron
-    ============================  ========  =====  =======  ======  =====
-    neither (the paper's heads)   0.510     0.361  0.790    0.459   0.539
-    negated literals, cut (p=5)   0.529     0.338  0.790    0.455   0.540
-    negated literals, no cut      0.509
-    cut only (p=5)                0.508
-    ============================  ========  =====  =======  ======  =====
-
-    (p = 3, 5 and 10 gave 0.525, 0.529 and 0.529 on emotions.)  The label
-    density (mean share of records carrying a label) separates the data set
-    they help from those they do not: 0.31 on emotions, 0.15 on CAL500, at
-    most 0.07 on the other five benchmarks; and the literals make records
-    dense, so fits are slower (CAL500 0.3 s → 0.9 s, enron 0.2 s → 5.9 s).
-    Hence "auto": negated literals from a label density of 0.2
-    (``AUTO_NEGATION_LABEL_DENSITY``), and with them the cut after 5 rules
-    without a new maximum (``AUTO_F1_PATIENCE``).  Without negated literals
-    the cut to the best prefix was neutral on average (birds 0.361 → 0.353,
-    medical 0.790 → 0.805, CAL500, enron, corel5k and bibtex unchanged), so
-    "auto" leaves Algorithm 1's stopping alone there.
-
-    A label that never occurs in training is never predicted.  A label
-    carried by every training record has no negative record, so no rule
-    predicting it alone has positive adjusted accuracy: it is predicted only
-    inside tails with other labels, or by the default rule.  With a single
-    training record every label is of one of these two kinds: no rule is
-    selected, and the default rule (if enabled) predicts that record's labels.
+    Examples
+    --------
+    >>> from corset.datasets import make_rule_data
+    >>> from corset.model import CorsetClassifier
+    >>> data = make_rule_data(n_records=300, n_features=20, n_labels=6, random_state=0)
+    >>> model = CorsetClassifier(random_state=0).fit(data.X, data.Y)
+    >>> 0 < len(model.rules_) <= 150
+    True
     """
 
-    def __init__(self, n_rules=150, tol="auto", share_criterion="pool", patience=1, lam=0.1, quality="submodular", min_head_length=1,
-                 max_head_length=3, head_sampler="gh", tail_space="interpretable", n_tails=50,
-                 n_heads_per_tail=10, gamma=0.5, epsilon=0.1, gh_seed="paper", gh_normalise=False,
-                 alpha=0.8, max_clique_size=None, max_cliques=100_000, second_round=False,
-                 default_rule=True, min_support=2, f1_patience="auto", negations="auto", random_state=None,
+    _parameter_constraints = {
+        "n_rules": [Interval(Integral, 1, None, closed="left")],
+        "lam": [Interval(Real, 0, None, closed="left")],
+        "quality": [StrOptions(set(QUALITIES))],
+        "second_round": ["boolean"],
+        "min_support": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, 1, closed="both"), StrOptions({"auto"}), None],
+        "share_criterion": [StrOptions({"chosen", "pool"})],
+        "patience": [Interval(Integral, 1, None, closed="left")],
+        "f1_patience": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
+        "min_head_length": [Interval(Integral, 1, None, closed="left")],
+        "max_head_length": [Interval(Integral, 1, None, closed="left"), None],
+        "negations": ["boolean", StrOptions({"auto"})],
+        "head_sampler": [str],
+        "tail_space": [str],
+        "n_tails": [Interval(Integral, 1, None, closed="left")],
+        "n_heads_per_tail": [Interval(Integral, 1, None, closed="left")],
+        "gh_gamma": [Interval(Real, 0, None, closed="left")],
+        "gh_epsilon": [Interval(Real, 0, 1, closed="both")],
+        "gh_seed": [StrOptions({"paper", "uniform", "uncovered", "deterministic"})],
+        "gh_normalise": ["boolean"],
+        "alpha": [Interval(Real, 0, 1, closed="right")],
+        "max_clique_size": [Interval(Integral, 1, None, closed="left"), None],
+        "max_cliques": [Interval(Integral, 1, None, closed="left"), None],
+        "default_rule": ["boolean"],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, *, n_rules=150, lam=0.1, quality="submodular", second_round=False, min_support=2,
+                 tol="auto", share_criterion="pool", patience=1, f1_patience="auto", min_head_length=1,
+                 max_head_length=3, negations="auto", head_sampler="gh", tail_space="interpretable", n_tails=50,
+                 n_heads_per_tail=10, gh_gamma=0.5, gh_epsilon=0.1, gh_seed="paper", gh_normalise=False,
+                 alpha=0.8, max_clique_size=None, max_cliques=100_000, default_rule=True, random_state=None,
                  n_jobs=None, verbose=0):
         self.n_rules = n_rules
-        self.tol = tol
-        self.patience = patience
-        self.share_criterion = share_criterion
         self.lam = lam
         self.quality = quality
+        self.second_round = second_round
+        self.min_support = min_support
+        self.tol = tol
+        self.share_criterion = share_criterion
+        self.patience = patience
+        self.f1_patience = f1_patience
         self.min_head_length = min_head_length
         self.max_head_length = max_head_length
+        self.negations = negations
         self.head_sampler = head_sampler
         self.tail_space = tail_space
         self.n_tails = n_tails
         self.n_heads_per_tail = n_heads_per_tail
-        self.gamma = gamma
-        self.epsilon = epsilon
+        self.gh_gamma = gh_gamma
+        self.gh_epsilon = gh_epsilon
         self.gh_seed = gh_seed
         self.gh_normalise = gh_normalise
         self.alpha = alpha
         self.max_clique_size = max_clique_size
         self.max_cliques = max_cliques
-        self.second_round = second_round
         self.default_rule = default_rule
-        self.min_support = min_support
-        self.f1_patience = f1_patience
-        self.negations = negations
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
 
     # -- validation ------------------------------------------------------------
     def _check_params(self):
-        p = {}
-        p["n_rules"] = _check_int(self.n_rules, "n_rules", 1)
-        if self.tol is None or (isinstance(self.tol, str) and self.tol == "auto"):
-            p["tol"] = self.tol
-        else:
-            p["tol"] = _check_real(self.tol, "tol", 0.0, 1.0)
-        p["patience"] = _check_int(self.patience, "patience", 1)
-        p["share_criterion"] = _check_choice(self.share_criterion, "share_criterion", ("chosen", "pool"))
-        p["lam"] = _check_real(self.lam, "lam", 0.0, np.inf, high_open=True)
-        p["quality"] = _check_choice(self.quality, "quality", _QUALITIES)
-        p["min_head_length"] = _check_int(self.min_head_length, "min_head_length", 1)
-        p["max_head_length"] = _check_int(self.max_head_length, "max_head_length", 1, allow_none=True)
-        if p["max_head_length"] is not None and p["max_head_length"] < p["min_head_length"]:
-            raise ValueError(f"max_head_length ({p['max_head_length']}) must be >= min_head_length "
-                             f"({p['min_head_length']})")
-        p["head_sampler"] = _check_choice(self.head_sampler, "head_sampler", _HEAD_SAMPLERS)
-        p["tail_space"] = _check_choice(self.tail_space, "tail_space", _TAIL_SPACES)
-        p["n_tails"] = _check_int(self.n_tails, "n_tails", 1)
-        p["n_heads_per_tail"] = _check_int(self.n_heads_per_tail, "n_heads_per_tail", 1)
-        p["gamma"] = _check_real(self.gamma, "gamma", 0.0, np.inf, high_open=True)
-        p["epsilon"] = _check_real(self.epsilon, "epsilon", 0.0, 1.0)
-        p["gh_seed"] = _check_choice(self.gh_seed, "gh_seed", ("paper", "uniform", "uncovered", "deterministic"))
-        p["alpha"] = _check_real(self.alpha, "alpha", 0.0, 1.0, low_open=True)
-        p["max_clique_size"] = _check_int(self.max_clique_size, "max_clique_size", 1, allow_none=True)
-        p["max_cliques"] = _check_int(self.max_cliques, "max_cliques", 1, allow_none=True)
-        p["min_support"] = _check_int(self.min_support, "min_support", 1)
-        if isinstance(self.f1_patience, str):
-            if self.f1_patience != "auto":
-                raise ValueError(f"f1_patience must be a positive integer, None or 'auto'; got {self.f1_patience!r}")
-            p["f1_patience"] = "auto"
-        else:
-            p["f1_patience"] = _check_int(self.f1_patience, "f1_patience", 1, allow_none=True)
-        if not (isinstance(self.negations, (bool, np.bool_)) or (isinstance(self.negations, str)
-                                                                  and self.negations == "auto")):
-            raise ValueError(f"negations must be 'auto', True or False; got {self.negations!r}")
-        p["negations"] = self.negations
-        if not isinstance(self.default_rule, (bool, np.bool_)):
-            raise TypeError(f"default_rule must be True or False; got {self.default_rule!r}")
-        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral)
-                                        or self.n_jobs == 0):
-            raise ValueError(f"n_jobs must be a non-zero integer or None; got {self.n_jobs!r}")
-        return p
+        """What the declared constraints cannot say: checks across parameters and the sampler registry."""
+        from ..sampling import HEAD_METHODS, TAIL_SPACES
+
+        if self.max_head_length is not None and self.max_head_length < self.min_head_length:
+            raise InvalidParameterError(
+                f"The 'max_head_length' parameter of CorsetClassifier must be >= min_head_length "
+                f"({self.min_head_length}) or None. Got {self.max_head_length!r} instead.")
+        for name, table in (("head_sampler", HEAD_METHODS), ("tail_space", TAIL_SPACES)):
+            value = getattr(self, name)
+            if value not in table:
+                raise InvalidParameterError(f"The {name!r} parameter of CorsetClassifier must be a str among "
+                                            f"{sorted(table)}. Got {value!r} instead.")
+        if self.n_jobs == 0:
+            raise InvalidParameterError("The 'n_jobs' parameter of CorsetClassifier must be a non-zero int or "
+                                        "None. Got 0 instead.")
+        return self.get_params(deep=False)
+
 
     def _validate_y(self, Y, label_names):
         """Binary label matrix, names, and how to give predictions back.
@@ -443,6 +356,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         from ..sampling import CandidateGenerator
         from ..selection import greedy_selection
 
+        self._validate_params()
         params = self._check_params()
         if Y is None:
             raise ValueError("CorsetClassifier requires y to be passed, but the target y is None")
@@ -464,25 +378,17 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         self.negated_features_ = self._negated_features(Xb, Yb, params["negations"])
         data = BinaryData.with_negations(Xb, Yb, self.negated_features_)
         rng = check_random_state(self.random_state)
-        head_options = {}
-        if params["head_sampler"] == "gh":
-            # Seed pairs ∝ w by rejection: the same distribution as the paper's
-            # CFTP, with about 5 times fewer proposals (enron fit 2.1 s -> 1.7 s).
-            head_options = {"gamma": params["gamma"], "epsilon": params["epsilon"],
-                            "seed": params["gh_seed"], "normalise": bool(self.gh_normalise),
-                            "pair_method": "rejection"}
-        clique_options = {"alpha": params["alpha"], "max_size": params["max_clique_size"],
-                          "max_sets": params["max_cliques"]}
-        if params["head_sampler"] == "surs":
-            # Feature graphs are much denser than label graphs: past the caps,
-            # keep every complete clique size and the first sets of the next.
-            head_options = dict(clique_options, on_overflow="truncate")
-        tail_options = clique_options if params["tail_space"] == "interpretable" else None
+        # Each sampler's options come from the registry entry it was registered with.
+        from ..sampling import HEAD_METHODS, TAIL_SPACES
+
+        head_entry, tail_entry = HEAD_METHODS[params["head_sampler"]], TAIL_SPACES[params["tail_space"]]
+        head_options = head_entry.estimator_options(params) if head_entry.estimator_options else {}
+        tail_options = tail_entry.estimator_options(params) if tail_entry.estimator_options else None
         generator = CandidateGenerator(
             data, n_tails=params["n_tails"], n_heads_per_tail=params["n_heads_per_tail"],
             head_method=params["head_sampler"], min_head_length=params["min_head_length"],
             max_head_length=params["max_head_length"], space=params["tail_space"],
-            on_proposal_limit="skip", random_state=rng, head_options=head_options, n_jobs=self.n_jobs,
+            on_proposal_limit="skip", random_state=rng, head_options=head_options, n_jobs=params["n_jobs"],
             tail_options=tail_options)
         callback = None
         bar = None
@@ -772,7 +678,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     def from_dict(cls, d):
         """A fitted classifier from :meth:`to_dict`'s output; it predicts identically."""
         check_rules_dict(d)
-        params = {k: v for k, v in d.get("params", {}).items() if k in cls().get_params()}
+        known = cls().get_params()
+        # Models saved before the CORSET-GH parameters were renamed.
+        saved = {_RENAMED.get(k, k): v for k, v in d.get("params", {}).items()}
+        params = {k: v for k, v in saved.items() if k in known}
         model = cls(**params)
         model.rules_ = [Rule.from_dict(r) for r in d["rules"]]
         model.feature_names_ = list(d["feature_names"])
