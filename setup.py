@@ -31,7 +31,7 @@ COMPILER_DIRECTIVES = {
 
 
 # Modules that use C++ containers (libcpp): compiled as C++.
-CPP_MODULES = {"_gh_memo", "_ruleset"}
+CPP_MODULES = {"_gh_memo", "_rule_registry"}
 
 
 def _extensions():
@@ -45,7 +45,8 @@ def _extensions():
             Extension(
                 f"corset._ext.{name}",
                 [path],
-                include_dirs=[np.get_include()],
+                # corset/_ext/include: the C and C++ helpers the kernels include (corset_bits.h, ...).
+                include_dirs=[np.get_include(), os.path.join("corset", "_ext", "include")],
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
                 # OpenMP: prange loops over independent jobs (pools of candidates).
                 # -ffp-contract=off: no fused multiply-adds behind the code's back (e.g. with

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from corset import BinaryData
-from corset._ext._ruleset import RuleRegistry, pool_from_jobs
+from corset._ext._csr_rows import pool_from_jobs
+from corset._ext._rule_registry import RuleRegistry
 from corset.datasets import make_rule_data
 from corset.sampling import CandidateGenerator, SamplingError
 from corset.sampling._head_gh import GreedyHeadSearch
@@ -262,7 +263,7 @@ def test_candidate_pool_tails_are_canonical_whatever_the_tail_sampler_returns(sy
 
 @pytest.mark.parametrize("seed", range(5))
 def test_gather_rows_matches_numpy(seed):
-    from corset._ext._ruleset import gather_rows
+    from corset._ext._csr_rows import gather_rows
 
     rng = np.random.RandomState(seed)
     rows_in = [tuple(rng.randint(0, 50, size=rng.randint(0, 5)).tolist()) for _ in range(30)]
@@ -478,7 +479,7 @@ import subprocess
 import sys
 
 import numpy as np
-from corset._ext._ruleset import RuleRegistry
+from corset._ext._rule_registry import RuleRegistry
 
 method, headroom_mb = sys.argv[1], int(sys.argv[2])
 n = 1_000_000

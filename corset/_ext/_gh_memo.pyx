@@ -51,204 +51,7 @@ from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
 from corset._ext._intersect cimport support_into_ptr
 from corset._ext._gh cimport copy_sorted, job_candidate_offsets
 
-cdef extern from *:
-    """
-    #include <algorithm>
-    #include <stdint.h>
-    /* 24 bytes: phi(H + h) itself is not stored but recomputed from n_pos and
-       n_neg by the same expression that made it (the same double). */
-    struct corset_gh_entry {
-        double gain;        /* phi(H + h) - phi(H) */
-        int32_t feature;    /* h */
-        int32_t n_pos;      /* |D[H + h] & D_T^+| */
-        int32_t n_support;  /* |D[H + h]|, every record whatever its role */
-        int32_t n_neg;      /* |D[H + h] & D_T^-| */
-    };
-    /* Decreasing gain, then increasing feature id: the plain search's tie rule. */
-    static inline bool corset_gh_before(const corset_gh_entry& a, const corset_gh_entry& b) {
-        if (a.gain != b.gain) return a.gain > b.gain;
-        return a.feature < b.feature;
-    }
-    /* The same order as a function object, so that the sorts inline it. */
-    struct corset_gh_order {
-        bool operator()(const corset_gh_entry& a, const corset_gh_entry& b) const {
-            return corset_gh_before(a, b);
-        }
-    };
-    /* The k first entries in order into first[0..k): a selection, then a sort of
-       those k.  The order is total (feature ids differ), so these k entries are
-       the same as a full sort's. */
-    static inline void corset_gh_top(corset_gh_entry* first, Py_ssize_t k, Py_ssize_t n) {
-        if (k < n)
-            std::nth_element(first, first + k, first + n, corset_gh_order());
-        std::sort(first, first + k, corset_gh_order());
-    }
-    /* Offer e to the k best entries seen so far, heap[0..*n): a heap whose front is
-       the worst of them (the last in order). */
-    static inline void corset_gh_offer(corset_gh_entry* heap, Py_ssize_t* n, Py_ssize_t k,
-                                       const corset_gh_entry& e) {
-        if (*n < k) {
-            heap[(*n)++] = e;
-            std::push_heap(heap, heap + *n, corset_gh_order());
-        } else if (corset_gh_before(e, heap[0])) {
-            std::pop_heap(heap, heap + k, corset_gh_order());
-            heap[k - 1] = e;
-            std::push_heap(heap, heap + k, corset_gh_order());
-        }
-    }
-    /* The k best entries into first[0..k), in no order. */
-    static inline void corset_gh_partition(corset_gh_entry* first, Py_ssize_t k, Py_ssize_t n) {
-        if (k < n)
-            std::nth_element(first, first + k, first + n, corset_gh_order());
-    }
-    static inline void corset_gh_sort(corset_gh_entry* first, Py_ssize_t n) {
-        std::sort(first, first + n, corset_gh_order());
-    }
-    /* The popcount loop of a node build, for every feature f: |D[f] & D[H]|,
-       |D[f] & D[H] & D_T^+| and |D[f] & D[H] & role 0| over words lo..hi;
-       features with a record in D[H] and not on the path are written to
-       touched[] in increasing id order.  Returns how many.  Built twice on
-       x86-64 Linux with GCC (target_clones): with the POPCNT instruction and
-       without, the loader picking the one the CPU runs (the same counts). */
-    /* target_clones needs ifunc, which glibc has and musl (Alpine) has not. */
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__)
-    #define CORSET_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
-    #else
-    #define CORSET_POPCNT_CLONES
-    #endif
-    /* D[H] as a bitset: the AND of the path's feature bitsets (n_rw words each)
-       into dh[0..n_rw); its first and last non-zero words into *lo and *hi.
-       Returns |D[H]| (0: *lo > *hi). */
-    CORSET_POPCNT_CLONES
-    static Py_ssize_t corset_gh_and_columns(const uint64_t* feature_bits, Py_ssize_t n_rw,
-                                            const int32_t* path, Py_ssize_t n_path, uint64_t* dh,
-                                            Py_ssize_t* lo, Py_ssize_t* hi) {
-        Py_ssize_t n = 0;
-        *lo = n_rw;
-        *hi = -1;
-        for (Py_ssize_t k = 0; k < n_rw; ++k) {
-            uint64_t x = feature_bits[(Py_ssize_t) path[0] * n_rw + k];
-            for (Py_ssize_t i = 1; i < n_path; ++i)
-                x &= feature_bits[(Py_ssize_t) path[i] * n_rw + k];
-            dh[k] = x;
-            if (x) {
-                n += __builtin_popcountll(x);
-                if (*lo > k) *lo = k;
-                *hi = k;
-            }
-        }
-        return n;
-    }
-    /* The number of bits set in x[0..n). */
-    CORSET_POPCNT_CLONES
-    static Py_ssize_t corset_gh_popcount(const uint64_t* x, Py_ssize_t n) {
-        Py_ssize_t k = 0;
-        for (Py_ssize_t i = 0; i < n; ++i) k += __builtin_popcountll(x[i]);
-        return k;
-    }
-    /* |col & dh|, and into *pos and *other |col & dpos| and |col & doth|, over words lo..hi. */
-    CORSET_POPCNT_CLONES
-    static int64_t corset_gh_counts(const uint64_t* col, const uint64_t* dh, const uint64_t* dpos,
-                                    const uint64_t* doth, Py_ssize_t lo, Py_ssize_t hi,
-                                    int64_t* pos, int64_t* other) {
-        int64_t all = 0, p = 0, o = 0;
-        for (Py_ssize_t k = lo; k <= hi; ++k) {
-            all += __builtin_popcountll(col[k] & dh[k]);
-            p += __builtin_popcountll(col[k] & dpos[k]);
-            o += __builtin_popcountll(col[k] & doth[k]);
-        }
-        *pos = p;
-        *other = o;
-        return all;
-    }
-    CORSET_POPCNT_CLONES
-    static Py_ssize_t corset_gh_count_features(const uint64_t* feature_bits, Py_ssize_t n_features,
-                                               Py_ssize_t n_rw, const uint64_t* dh, const uint64_t* dpos,
-                                               const uint64_t* doth, int any_other, Py_ssize_t lo,
-                                               Py_ssize_t hi, const int32_t* path, Py_ssize_t n_path,
-                                               int32_t* n_all, int32_t* n_pos, int32_t* n_other,
-                                               int32_t* touched) {
-        Py_ssize_t n_touched = 0;
-        for (Py_ssize_t f = 0; f < n_features; ++f) {
-            const uint64_t* col = feature_bits + f * n_rw;
-            int64_t all = 0, pos = 0, other = 0;
-            for (Py_ssize_t k = lo; k <= hi; ++k)
-                all += __builtin_popcountll(col[k] & dh[k]);
-            if (all == 0) continue;
-            int on_path = 0;
-            for (Py_ssize_t k = 0; k < n_path; ++k)
-                if (path[k] == (int32_t) f) { on_path = 1; break; }
-            if (on_path) continue;
-            for (Py_ssize_t k = lo; k <= hi; ++k)
-                pos += __builtin_popcountll(col[k] & dpos[k]);
-            if (any_other)
-                for (Py_ssize_t k = lo; k <= hi; ++k)
-                    other += __builtin_popcountll(col[k] & doth[k]);
-            n_all[f] = (int32_t) all;
-            n_pos[f] = (int32_t) pos;
-            n_other[f] = (int32_t) other;
-            touched[n_touched++] = (int32_t) f;
-        }
-        return n_touched;
-    }
-    /* uint64 key -> int64 value, open addressing with linear probing in one
-       array of slots (Fibonacci hashing of the key's bits).  Replaces
-       std::unordered_map, whose find chases a bucket then a node (two
-       dependent cache misses) after a modulo by a prime.  Keys are child keys
-       (node << 32 | feature as uint32); all ones never occurs (node ids are
-       below 2^31), so it marks an empty slot.  At most half full. */
-    struct corset_gh_slot { uint64_t key; int64_t value; };
-    struct corset_gh_keymap {
-        std::vector<corset_gh_slot> slots;
-        size_t count = 0;
-        int shift = 64;
-        static const uint64_t EMPTY = ~(uint64_t) 0;
-        inline size_t home(uint64_t key) const {
-            return (size_t) ((key * 0x9E3779B97F4A7C15ULL) >> shift);
-        }
-        /* The value of key, or -1. */
-        inline int64_t find(uint64_t key) const {
-            if (count == 0) return -1;
-            const size_t mask = slots.size() - 1;
-            for (size_t i = home(key);; i = (i + 1) & mask) {
-                const corset_gh_slot& s = slots[i];
-                if (s.key == key) return s.value;
-                if (s.key == EMPTY) return -1;
-            }
-        }
-        /* Set key's value (added when absent).  May throw std::bad_alloc, leaving the map as it was. */
-        void set(uint64_t key, int64_t value) {
-            if (2 * (count + 1) > slots.size()) grow();
-            const size_t mask = slots.size() - 1;
-            for (size_t i = home(key);; i = (i + 1) & mask) {
-                corset_gh_slot& s = slots[i];
-                if (s.key == key) { s.value = value; return; }
-                if (s.key == EMPTY) { s.key = key; s.value = value; ++count; return; }
-            }
-        }
-        void grow() {
-            size_t size = slots.empty() ? 64 : 2 * slots.size();
-            std::vector<corset_gh_slot> old(size, corset_gh_slot{EMPTY, -1});
-            old.swap(slots);   /* slots: the new, empty array; old: the entries */
-            int bits = 0;
-            while (((size_t) 1 << bits) < size) ++bits;
-            shift = 64 - bits;
-            const size_t mask = size - 1;
-            for (const corset_gh_slot& s : old) {
-                if (s.key == EMPTY) continue;
-                size_t i = home(s.key);
-                while (slots[i].key != EMPTY) i = (i + 1) & mask;
-                slots[i] = s;
-            }
-        }
-        /* Forget every key, keeping the capacity (cheap for a small map cleared often). */
-        void reset() {
-            if (count) std::fill(slots.begin(), slots.end(), corset_gh_slot{EMPTY, -1});
-            count = 0;
-        }
-        void release() { std::vector<corset_gh_slot>().swap(slots); count = 0; shift = 64; }
-    };
-    """
+cdef extern from "corset_gh_memo.h":
     ctypedef struct Entry "corset_gh_entry":
         double gain
         int32_t feature
@@ -260,7 +63,7 @@ cdef extern from *:
     void partition_entries "corset_gh_partition"(Entry* first, Py_ssize_t k, Py_ssize_t n) noexcept nogil
     void offer_entry "corset_gh_offer"(Entry* heap, Py_ssize_t* n, Py_ssize_t k, const Entry& e) noexcept nogil
     void sort_entries "corset_gh_sort"(Entry* first, Py_ssize_t n) noexcept nogil
-    int __builtin_ctzll(unsigned long long) noexcept nogil
+    int ctz64 "corset_ctz64"(uint64_t x) noexcept nogil
     Py_ssize_t and_columns "corset_gh_and_columns"(const uint64_t* feature_bits, Py_ssize_t n_rw, const index_t* path,
                                                    Py_ssize_t n_path, uint64_t* dh, Py_ssize_t* lo,
                                                    Py_ssize_t* hi) noexcept nogil
@@ -619,7 +422,7 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
         for k in range(lo, hi + 1):
             x = w.node_bits[k]
             while x:
-                w.support[n_support] = <index_t> ((k << 6) + __builtin_ctzll(x))
+                w.support[n_support] = <index_t> ((k << 6) + ctz64(x))
                 n_support += 1
                 x &= x - 1
     else:
@@ -902,7 +705,7 @@ cdef Choice _choose_last(Search* s, const index_t* visited, double phi, double g
     for k in range(n_words):
         x = s.cand_bits[k]
         while x:
-            h = <index_t> ((k << 6) + __builtin_ctzll(x))
+            h = <index_t> ((k << 6) + ctz64(x))
             x &= x - 1
             if not _in_path(h, visited, s.n_visited):
                 _consider(&c, h, feature_bits + h * n_rw, dh, dpos, doth, lo, hi, phi, gamma, &best_gain)

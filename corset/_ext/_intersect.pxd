@@ -29,13 +29,9 @@ cdef inline Py_ssize_t gallop(const index_t* b, Py_ssize_t lo, Py_ssize_t nb,
     return lo
 
 
-cdef inline int popcount64(uint64_t x) noexcept nogil:
-    """The number of bits set in x (SWAR).  Inline, it beats ``__builtin_popcountll``,
-    a call into libgcc without -mpopcnt (measured on enron and bibtex)."""
-    x = x - ((x >> 1) & 0x5555555555555555ULL)
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL
-    return <int>((x * 0x0101010101010101ULL) >> 56)
+cdef extern from "corset_bits.h":
+    # The one popcount of the kernels (see the header for why its SWAR form is fast everywhere).
+    int popcount64 "corset_popcount64"(uint64_t x) noexcept nogil
 
 
 cdef inline Py_ssize_t common_bits(const uint64_t* x, const uint64_t* y,

@@ -32,8 +32,8 @@ from corset._ext._intersect cimport (GALLOP_RATIO, intersect_count_ptr, intersec
                                      support_count_ptr)
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, uint64_t, int64_t, float64_t
 
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long) nogil
+cdef extern from "corset_bits.h":
+    int ctz64 "corset_ctz64"(uint64_t x) noexcept nogil
 
 
 # A rule's supports come from ANDed record bitsets instead of merged id lists
@@ -71,7 +71,7 @@ cdef Py_ssize_t _rule_support_bits(const uint64_t* feature_bits, const uint64_t*
         nt += popcount64(tacc[k])
         x = acc[k] & tacc[k]
         while x and m < room:
-            out[m] = <index_t> ((k << 6) + __builtin_ctzll(x))
+            out[m] = <index_t> ((k << 6) + ctz64(x))
             m += 1
             x &= x - 1
     head_count[0] = nh

@@ -19,7 +19,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from .._ext import _ruleset
+from .._ext import _csr_rows
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
 from .._validation import _is_canonical
 
@@ -262,7 +262,7 @@ def _gather_csr(indptr, ids, rows):
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     if ids.dtype == INDEX_DTYPE and indptr.dtype == PTR_DTYPE:
         # The library's own CSR arrays: one compiled pass (about ten numpy calls otherwise).
-        return _ruleset.gather_rows(indptr, ids, rows)
+        return _csr_rows.gather_rows(indptr, ids, rows)
     starts = indptr[rows]
     lengths = indptr[rows + 1] - starts
     new_indptr = np.zeros(rows.shape[0] + 1, dtype=PTR_DTYPE)

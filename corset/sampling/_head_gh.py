@@ -49,7 +49,7 @@ from itertools import accumulate, chain
 
 import numpy as np
 
-from .._ext import _gh, _gh_memo, _heads, _ruleset
+from .._ext import _csr_rows, _gh, _gh_memo, _heads
 from .._validation import _is_canonical, check_ids, check_seed
 from ..rules import CandidatePool, Coverage
 from ._common import check_tail
@@ -420,7 +420,7 @@ class GreedyHeadSearch(HeadMethodSampler):
         # Every tail's jobs lie inside the searches' output (pool_from_jobs reads them unchecked).
         if first_job.size and first_job.max() >= 0 and first_job.max() + n > indptr.size - 1:
             raise RuntimeError("GreedyHeadSearch: a tail's searches lie outside the kernel's output")
-        arrays = _ruleset.pool_from_jobs(indptr, ids, first_job, n, tail_indptr, tail_ids)
+        arrays = _csr_rows.pool_from_jobs(indptr, ids, first_job, n, tail_indptr, tail_ids)
         data = self.data
         # Every tail was checked before its search (by the seed-pair sampler or
         # _cached_roles), and every head is a search's output: sorted, distinct

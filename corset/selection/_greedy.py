@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._ext import _selection
-from .._ext._ruleset import RuleRegistry
+from .._ext._rule_registry import RuleRegistry
 from .._validation import check_positive_int
 from ..binarydata import BinaryData
 from ._stopping import BestTrainingF1, RuleBudget, ShareTolerance, StepInfo, check_stopping_criteria, check_tol
@@ -394,7 +394,7 @@ class _GeneratedPools:
     """A fresh pool from the candidate generator at every step (round 1 of Algorithm 1).
 
     Every distinct candidate seen is numbered in order of first appearance
-    (:class:`~corset._ext._ruleset.RuleRegistry`): repeats within a pool,
+    (:class:`~corset._ext._rule_registry.RuleRegistry`): repeats within a pool,
     across pools and of chosen rules are found by number, with no Python
     tuple per candidate, and the statistics of a candidate are computed once
     (:class:`_CandidateStore`).  With ``keep_union``, the candidates seen

@@ -1,0 +1,96 @@
+"""Rows of CSR arrays: gathering rows, and assembling a candidate pool from per-search heads.
+
+Plain C loops over the int64 offsets and int32 ids that every kernel of
+corset exchanges; the rule layer (:mod:`corset.rules`) and CORSET-GH's pool
+(:mod:`corset.sampling._head_gh`) call them instead of a dozen numpy calls.
+"""
+import numpy as np
+
+from libc.stdint cimport int32_t, int64_t
+
+from corset._ext._typedefs cimport index_t, ptr_t
+
+
+def pool_from_jobs(const ptr_t[::1] job_indptr, const index_t[::1] job_ids, const int64_t[::1] first_job,
+                   Py_ssize_t n_per_tail, const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids):
+    """A candidate pool from per-search heads: the rules (head of each search, its tail).
+
+    Parameters
+    ----------
+    job_indptr, job_ids : ndarray
+        The head found by each search (job), as a CSR (empty: no head).
+    first_job : ndarray of int64
+        For each sampled tail (row of ``tail_indptr``), its first job: its
+        searches are jobs ``first_job[o] .. first_job[o] + n_per_tail - 1``;
+        -1 for a tail without searches.  Checked by the caller to lie in range.
+    n_per_tail : int
+    tail_indptr, tail_ids : ndarray
+        The sampled tails as a CSR.
+
+    Returns
+    -------
+    head_indptr, head_ids, tail_indptr, tail_ids : ndarray
+        The pool, tail by tail and search by search, searches without a head
+        left out.
+    """
+    cdef Py_ssize_t n_tails = first_job.shape[0], o, j, r = 0, h = 0, t = 0
+    cdef ptr_t p
+    cdef Py_ssize_t n_rules = 0, n_head_ids = 0, n_tail_ids = 0
+    for o in range(n_tails):
+        if first_job[o] < 0:
+            continue
+        for j in range(first_job[o], first_job[o] + n_per_tail):
+            if job_indptr[j + 1] > job_indptr[j]:
+                n_rules += 1
+                n_head_ids += job_indptr[j + 1] - job_indptr[j]
+                n_tail_ids += tail_indptr[o + 1] - tail_indptr[o]
+    out_hp = np.zeros(n_rules + 1, dtype=np.int64)
+    out_hi = np.empty(n_head_ids, dtype=np.int32)
+    out_tp = np.zeros(n_rules + 1, dtype=np.int64)
+    out_ti = np.empty(n_tail_ids, dtype=np.int32)
+    cdef int64_t[::1] hp = out_hp, tp = out_tp
+    cdef int32_t[::1] hi = out_hi, ti = out_ti
+    with nogil:
+        for o in range(n_tails):
+            if first_job[o] < 0:
+                continue
+            for j in range(first_job[o], first_job[o] + n_per_tail):
+                if job_indptr[j + 1] == job_indptr[j]:
+                    continue
+                for p in range(job_indptr[j], job_indptr[j + 1]):
+                    hi[h] = job_ids[p]
+                    h += 1
+                for p in range(tail_indptr[o], tail_indptr[o + 1]):
+                    ti[t] = tail_ids[p]
+                    t += 1
+                r += 1
+                hp[r] = h
+                tp[r] = t
+    return out_hp, out_hi, out_tp, out_ti
+
+
+def gather_rows(const ptr_t[::1] indptr, const index_t[::1] ids, const int64_t[::1] rows):
+    """Rows ``rows`` of a CSR ``(indptr, ids)``, in that order, as a new CSR (int64 offsets, int32 ids).
+
+    Raises IndexError for a row outside the CSR.
+    """
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, n_out = rows.shape[0], i, total = 0, pos = 0
+    cdef int64_t row
+    cdef ptr_t p
+    for i in range(n_out):
+        row = rows[i]
+        if row < 0 or row >= n_rows:
+            raise IndexError(f"row {row} outside a CSR of {n_rows} rows")
+        total += indptr[row + 1] - indptr[row]
+    out_indptr = np.zeros(n_out + 1, dtype=np.int64)
+    out_ids = np.empty(total, dtype=np.int32)
+    cdef int64_t[::1] oi = out_indptr
+    cdef int32_t[::1] od = out_ids
+    with nogil:
+        for i in range(n_out):
+            row = rows[i]
+            for p in range(indptr[row], indptr[row + 1]):
+                od[pos] = ids[p]
+                pos += 1
+            oi[i + 1] = pos
+    return out_indptr, out_ids
