@@ -11,7 +11,7 @@ optionally divided by |D[{h}]| (the authors' normalised variant).  The
 support D[H] is kept as a sorted record-id list and intersected with the
 posting list of each candidate; the positive and negative counts of
 ``D[H] ∩ D[{h}]`` are taken in the same merge, without materialising it.
-The loop runs while candidates remain (note 14: the printed ``|H| < |F'|``
+The loop runs while candidates remain (correction 14: the printed ``|H| < |F'|``
 stops early) and stops early once |D[H]| < epsilon · |D_T^+|.  The best
 prefix of the visited heads is returned.
 

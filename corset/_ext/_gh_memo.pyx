@@ -123,7 +123,7 @@ cdef class GreedyHeadMemo:
     The memo pays off when heads are short: a node's support is recomputed
     from its whole path, so searches thousands of features deep (no maximum
     head length, wide records) are much slower than the plain kernel;
-    :class:`corset.sampling._gh.GreedyHeadSearch` uses it only for bounded
+    :class:`corset.sampling.GreedyHeadSearch` uses it only for bounded
     heads.
     """
     # Entries live in blocks that never move (a growing vector copied all of

@@ -10,7 +10,7 @@
 #   with nogil:
 #       status = cftp_pair(&ps.c, seed, &i_pos, &i_neg, &stats)
 #   # status == HEADS_OK: D+ = ps.c.pos_records[i_pos], D- = ps.c.neg_records[i_neg],
-#   # drawn with probability exactly proportional to w(D+, D-) (note 9).
+#   # drawn with probability exactly proportional to w(D+, D-) (correction 9).
 #
 # Every function here is a pure kernel: ``noexcept nogil``, no allocation,
 # errors returned as a status code (HEADS_*), raised by the Python layer.

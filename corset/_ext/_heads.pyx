@@ -3,7 +3,7 @@
 Target.  For a tail T with positive records D_T^+ and negative records
 D_T^-, a head H of length in [m, M] is drawn with probability proportional
 to its discriminativity (eq. sampling-disc), |D^+[H]| * |D^- \\ D^-[H]|.
-Two-stage form (note 9 of the paper notes): a pair (D+, D-) ∈ D_T^+ × D_T^-
+Two-stage form (correction 9): a pair (D+, D-) ∈ D_T^+ × D_T^-
 with weight
 
     w(D+, D-) = sum_{j=m..M} [C(|D+|, j) - C(|D+ ∩ D-|, j)] = W_a - W_k,
@@ -15,7 +15,7 @@ uniform over those heads.
 Pair stage.  Coupling from the past (Algorithm 3) for the independent
 Metropolis-Hastings chain with proposal q(D+, D-) ∝ w̄(D+, D-) and
 acceptance min(1, r(y) / r(x)), r = w / w̄.  Both proposals offered bound
-the target, w̄ >= w (note 10 and 11), so r <= 1 and the empty state ⊥
+the target, w̄ >= w (corrections 10 and 11), so r <= 1 and the empty state ⊥
 (ratio w̄/w := 1, the largest) is the state from which moves are hardest to
 accept: a proposal accepted from ⊥ is accepted from every state, all chains
 coalesce there, and CFTP's output is exact.  Started from ⊥, the first
@@ -23,7 +23,7 @@ acceptance is a rejection-sampling draw (exactly ∝ w) and the MH steps
 after it preserve w.
 
 * The acceptance test is strict, log(u) < log r(y) - log r(x) with u in
-  (0, 1): a zero-weight pair (log r = -inf) is never accepted (note 10).
+  (0, 1): a zero-weight pair (log r = -inf) is never accepted (correction 10).
 * Every time step t draws its proposal and uniform from its own generator
   state, derived from the call's seed and t, so doubling T re-uses the
   randomness of the steps already simulated, as CFTP requires.  A restart
@@ -33,7 +33,7 @@ after it preserve w.
 * k = |F_{D+} ∩ F_{D-}| is counted on per-record feature bitsets (AND and
   popcount over the words both records span) when the sampler has them,
   else by merging the two sorted feature lists: the same integer either way.
-* Log space throughout (note 12): log r(y) = (log W_a - log q+(D+))
+* Log space throughout (correction 12): log r(y) = (log W_a - log q+(D+))
   + log1p(-exp(log W_k - log W_a)) - log q-(D-); no product of weights is
   ever formed.  The tables log W_n are computed from exact integers.
 
@@ -419,7 +419,7 @@ cdef Py_ssize_t draw_head(const index_t* pos_features, Py_ssize_t a,
 cdef class PairSampler:
     """The proposal of Algorithm 3 for one tail, ready for nogil kernels.
 
-    Built by ``corset.sampling._heads.HeadSampler.pair_sampler``; the
+    Built by ``corset.sampling.HeadSampler.pair_sampler``; the
     arguments are validated there.  Holds references to every array its C
     struct points into.
     """

@@ -10,10 +10,9 @@ sorted record ids of its support D[R]):
 * :func:`greedy_gains`: the uncovered area ``|cov(R) \\ cov(ℛ)|`` (eq.
   relarea) of every candidate, read from per-occurrence coverage flags, the
   marginal gain ``½ q(R; ℛ) + λ Σ_j d(R, R_j)`` (or ``½ ΔQ + λ Σ_j d`` for
-  the submodular quality of PAPER-NOTES note 1) and its arg max;
-* :func:`add_coverage`: mark a selected rule's label occurrences covered;
+  the submodular quality of correction 1) and its arg max;
 * :func:`add_distance_sums`, :func:`pairwise_distances`: Jaccard distances of
-  coverages from support intersections (PAPER-NOTES note 6),
+  coverages from support intersections (correction 6),
   ``|cov(R1) ∩ cov(R2)| = |D[R1] ∩ D[R2]| · |T1 ∩ T2|``, never from
   materialised coverage sets;
 * :func:`coverage_positions`: the occurrence positions of a few rules' coverage,
@@ -106,7 +105,7 @@ cdef float64_t jaccard_distance_ptr(const index_t* support_a, Py_ssize_t n_suppo
                                     const index_t* tail_b, Py_ssize_t n_tail_b) noexcept nogil:
     """Jaccard distance of cov(A) = D[A] x T_A and cov(B) = D[B] x T_B.
 
-    Two empty coverages are identical sets: distance 0 (PAPER-NOTES note 5).
+    Two empty coverages are identical sets: distance 0 (correction 5).
     One empty and one non-empty: distance 1.
     """
     cdef int64_t size_a = <int64_t>n_support_a * n_tail_a
@@ -310,35 +309,6 @@ cdef Py_ssize_t _greedy_gains_core(const ptr_t* y_indptr, const index_t* y_ids,
             best_gain = gain
             chosen = c
     return chosen
-
-
-cdef int64_t _add_coverage_core(const ptr_t* y_indptr, const index_t* y_ids,
-                                uint8_t* covered, float64_t* best_accuracy,
-                                const index_t* support, Py_ssize_t n_support,
-                                const index_t* tail, Py_ssize_t n_tail,
-                                float64_t accuracy) noexcept nogil:
-    """Flag cov(R) covered, raise the best accuracy seen there; return how many were new."""
-    cdef Py_ssize_t s, t
-    cdef ptr_t p, end
-    cdef index_t label
-    cdef int64_t new = 0
-    for s in range(n_support):
-        p = y_indptr[support[s]]
-        end = y_indptr[support[s] + 1]
-        for t in range(n_tail):
-            label = tail[t]
-            while p < end and y_ids[p] < label:
-                p += 1
-            if p == end:
-                break
-            if y_ids[p] == label:
-                if covered[p] == 0:
-                    covered[p] = 1
-                    new += 1
-                if accuracy > best_accuracy[p]:
-                    best_accuracy[p] = accuracy
-                p += 1
-    return new
 
 
 cdef void _add_distance_sums_core(const ptr_t* support_indptr, const index_t* support_ids,
@@ -569,19 +539,6 @@ def greedy_gains(const ptr_t[::1] y_indptr, const index_t[::1] y_ids,
                                     &accuracy[0], &distance_sums[0], &eligible[0], n_candidates,
                                     lam, submodular, &gains[0], &areas[0])
     return chosen
-
-
-def add_coverage(const ptr_t[::1] y_indptr, const index_t[::1] y_ids,
-                 uint8_t[::1] covered, float64_t[::1] best_accuracy,
-                 const index_t[::1] support, const index_t[::1] tail, float64_t accuracy):
-    """Update the coverage state with one selected rule; return |cov(R) \\ covered| before it."""
-    cdef int64_t new
-    if support.shape[0] == 0 or tail.shape[0] == 0:
-        return 0
-    with nogil:
-        new = _add_coverage_core(&y_indptr[0], _iptr(y_ids), &covered[0], &best_accuracy[0],
-                                 &support[0], support.shape[0], &tail[0], tail.shape[0], accuracy)
-    return new
 
 
 def add_distance_sums(const ptr_t[::1] support_indptr, const index_t[::1] support_ids,

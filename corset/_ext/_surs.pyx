@@ -6,7 +6,7 @@ the sorted ids of the sets it contains, φ(D) = {S ∈ S⁻ : S ⊆ D}
 (``rs_indptr``/``rs_ids``; line 1 of Algorithm 4).  Every count below is an
 exact integer; doubles hold them exactly (they stay far below 2^53).
 
-Tails (Algorithm 4 with note 13 of the paper notes).  Target: a tail T ∈ S⁻
+Tails (Algorithm 4 with correction 13).  Target: a tail T ∈ S⁻
 with probability ∝ its uncovered area a(T) = Σ_{D : T ⊆ L_D} |T ∩ U_D|, U_D
 the labels of D no selected rule covers (eq. covD).  A record D is drawn with
 weight w(D) = Σ_{S ∈ φ(D)} |S ∩ U_D| (a sum tree, ``_weighted``), then
@@ -29,7 +29,7 @@ over the pairs holding H is H's discriminativity; head stage: H uniform over
 Algorithm 3, with the proposal w̄(D+, D-) = |φ(D+)| (∝ over D_T^+, uniform
 over D_T^-), which bounds w: the ratio r = w / w̄ lies in [0, 1], so the
 empty state ⊥ (ratio 1) is the hardest to leave, a proposal accepted from ⊥
-is accepted from every state and all chains coalesce there (note 10).  As in
+is accepted from every state and all chains coalesce there (correction 10).  As in
 ``_heads``: the acceptance test is strict (u in (0, 1), u < r), so a pair of
 weight 0 is never accepted; every time step draws from its own generator
 state keyed by (seed, t), so a restart from further in the past re-uses the
@@ -37,7 +37,7 @@ randomness of the steps already simulated; a restart examines only its new
 steps from ⊥ (the old ones were seen to reject from ⊥).
 
 Every function here is a pure kernel (``noexcept nogil``, errors returned as
-SURS_* codes, raised by ``corset.sampling._surs``); the ``def`` entry points
+SURS_* codes, raised by ``corset.sampling._tail_interpretable`` and ``corset.sampling._head_surs``); the ``def`` entry points
 allocate the outputs and release the GIL around the loops.  Arrays handed in
 are never empty (the Python layer pads them), so ``&a[0]`` is always valid.
 """
@@ -114,7 +114,7 @@ cdef index_t draw_tail_set(const ptr_t* lab_indptr, const index_t* lab_ids, cons
                            const ptr_t* rs_indptr, const index_t* rs_ids,
                            const ptr_t* set_indptr, const index_t* set_ids,
                            index_t r, uint64_t* state, uint8_t* mark, int mutation) noexcept nogil:
-    """A set T ∈ φ(D) drawn ∝ |T ∩ U_D| (note 13), by an exact integer draw; -1 if w(D) = 0."""
+    """A set T ∈ φ(D) drawn ∝ |T ∩ U_D| (correction 13), by an exact integer draw; -1 if w(D) = 0."""
     cdef ptr_t j
     cdef int64_t total = 0, target, v
     cdef bint whole_set = mutation == MUTATION_PRINTED_TAIL_DRAW

@@ -1,6 +1,6 @@
 """Tail sampling by uncovered area (Algorithm 2 of the paper): the kernels.
 
-State, owned by ``corset.sampling._tails.TailSampler``:
+State, owned by :class:`corset.rules.Coverage` and ``corset.sampling._tail_full.TailSampler``:
 
 ``covered``
     one flag per label occurrence (aligned with the CSR ``ids`` of the label
@@ -13,8 +13,8 @@ State, owned by ``corset.sampling._tails.TailSampler``:
     a sum tree (``_weighted``) over the record weights of eq. wgtRD,
     |U_D| * 2^(|L_D| - 1), scaled by the common factor 2^-E.
 
-A draw picks a record D from the tree, then a tail inside D by note 8 of the
-paper notes: one label u uniform over U_D, plus every other label of L_D
+A draw picks a record D from the tree, then a tail inside D by correction 8
+(see the documentation's corrections of the paper): one label u uniform over U_D, plus every other label of L_D
 independently with probability 1/2.  A tail T ⊆ L_D comes out with
 probability |T ∩ U_D| / (|U_D| 2^(|L_D| - 1)), which times the record weight
 gives |T ∩ U_D|: summed over the records, the uncovered area of T (eq. relarea
@@ -27,41 +27,10 @@ from corset._ext._random cimport rng_below, rng_bit
 from corset._ext._weighted cimport sumtree_draw
 
 
-cdef Py_ssize_t cover_records(const ptr_t* indptr, const index_t* ids,
-                              const index_t* records, Py_ssize_t n_records,
-                              const index_t* tail, Py_ssize_t n_tail,
-                              uint8_t* covered, int64_t* n_uncovered) noexcept nogil:
-    """Mark the occurrences of ``tail``'s labels in ``records`` as covered.
-
-    ``records`` are the records a selected rule matches (D[R]); the labels of
-    a record and the tail are both sorted, so one merge per record finds the
-    occurrences.  Returns the number of occurrences newly covered.
-    """
-    cdef Py_ssize_t j, p, t, n_new = 0
-    cdef index_t r
-    for j in range(n_records):
-        r = records[j]
-        p = indptr[r]
-        t = 0
-        while p < indptr[r + 1] and t < n_tail:
-            if ids[p] < tail[t]:
-                p += 1
-            elif ids[p] > tail[t]:
-                t += 1
-            else:
-                if not covered[p]:
-                    covered[p] = 1
-                    n_uncovered[r] -= 1
-                    n_new += 1
-                p += 1
-                t += 1
-    return n_new
-
-
 cdef Py_ssize_t draw_tail(const ptr_t* indptr, const index_t* ids, const uint8_t* covered,
                           const int64_t* n_uncovered, index_t record, uint64_t* state,
                           index_t* out) noexcept nogil:
-    """A tail inside ``record`` (note 8): u uniform over U_D, other labels w.p. 1/2.
+    """A tail inside ``record`` (correction 8): u uniform over U_D, other labels w.p. 1/2.
 
     Writes the sorted labels to ``out`` and returns how many.
     """
@@ -81,18 +50,6 @@ cdef Py_ssize_t draw_tail(const ptr_t* indptr, const index_t* ids, const uint8_t
             out[k] = ids[p]
             k += 1
     return k
-
-
-def cover(const ptr_t[::1] indptr, const index_t[::1] ids, const index_t[::1] records,
-          const index_t[::1] tail, uint8_t[::1] covered, int64_t[::1] n_uncovered):
-    """Apply one selected rule's D-specific coverage; returns the number newly covered."""
-    cdef Py_ssize_t n_new = 0
-    if records.shape[0] == 0 or tail.shape[0] == 0:
-        return 0
-    with nogil:
-        n_new = cover_records(&indptr[0], &ids[0], &records[0], records.shape[0],
-                              &tail[0], tail.shape[0], &covered[0], &n_uncovered[0])
-    return n_new
 
 
 def sample(const double[::1] tree, const ptr_t[::1] indptr, const index_t[::1] ids,
