@@ -787,6 +787,122 @@ cdef int _advance(Search* s, GreedyHeadMemo memo, index_t* visited, double* scor
         s.node = <index_t> child
 
 
+cdef int _build_roots(GreedyHeadMemo memo, const ptr_t[::1] f_indptr, const ptr_t[::1] r_indptr,
+                      const index_t[::1] r_ids, const uint8_t[:, ::1] roles, index_t[::1] roots) except -1:
+    """Build the root node of every tail slot without one (``roots[t] == -1``) and write its id back.
+
+    A root is the empty head: phi(∅) = 0, and every feature that occurs is an
+    entry, all kept.  The positives and the records of role 0 of each D[{h}]
+    are counted in one pass over those records (few); the negatives are the
+    rest of D[{h}].
+    """
+    cdef Py_ssize_t n_slots = roles.shape[0], n_features = memo.n_features, n_records = memo.n_records
+    cdef Py_ssize_t t, i, k, n_items
+    cdef double gamma = memo.gamma
+    cdef index_t f
+    cdef Entry* items
+    first = np.zeros((2, max(n_features, 1)), dtype=np.int32)
+    cdef index_t[:, ::1] first_v = first
+    cdef uint8_t rr
+    cdef ptr_t p
+    for t in range(n_slots):
+        if roots[t] >= 0:
+            continue
+        items = <Entry*> malloc((n_features if n_features > 0 else 1) * sizeof(Entry))
+        if items == NULL:
+            raise MemoryError("greedy_heads_memo: could not allocate a root node")
+        n_items = 0
+        with nogil:
+            first_v[:, :] = 0
+            for i in range(n_records):
+                rr = roles[t, i]
+                if rr != 2:
+                    # As in node builds: role 1 positive, any other role but 2 not counted.
+                    k = 1 if rr == 1 else 0
+                    for p in range(r_indptr[i], r_indptr[i + 1]):
+                        first_v[k, r_ids[p]] += 1
+            for f in range(n_features):
+                if f_indptr[f + 1] > f_indptr[f]:
+                    # Row 1: positives; row 0: role 0; negatives: |D[{h}]| minus both.
+                    items[n_items].n_neg = <int32_t> (
+                        f_indptr[f + 1] - f_indptr[f] - first_v[1, f] - first_v[0, f])
+                    items[n_items].n_pos = first_v[1, f]
+                    items[n_items].gain = _value(&items[n_items], gamma) - 0.0
+                    items[n_items].feature = f
+                    items[n_items].n_support = <int32_t> (f_indptr[f + 1] - f_indptr[f])
+                    n_items += 1
+            top_entries(items, min(memo.sorted_prefix, n_items), n_items)
+        try:
+            roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items, memo.sorted_prefix)
+        finally:
+            free(items)
+    return 0
+
+
+cdef tuple _workspaces(Workspace* ws, int n_thr, Py_ssize_t n_features, Py_ssize_t n_records,
+                       Py_ssize_t max_length, Py_ssize_t n_rw):
+    """Fill the per-thread workspaces ``ws[0..n_thr)``; returns the arrays they point into (keep them alive).
+
+    The first array is the threads' path buffers, shape (n_thr, 2, max_length + 1):
+    row 0 a node's path while it is built, row 1 the workspace's ``order``.
+    """
+    cdef Py_ssize_t nf = max(n_features, 1), i
+    stamps = np.zeros((n_thr, 3, nf), dtype=np.int64)
+    counters = np.zeros((n_thr, 4, nf), dtype=np.int32)
+    support_ws = np.empty((n_thr, max(n_records, 1)), dtype=np.int32)
+    path_ws = np.empty((n_thr, 2, max_length + 1), dtype=np.int32)
+    node_bits_ws = np.zeros((n_thr, 3 * max(n_rw, 1)), dtype=np.uint64)
+    cdef uint64_t[:, ::1] nbits = node_bits_ws
+    cdef int64_t[:, :, ::1] stamp_v = stamps
+    cdef index_t[:, :, ::1] cnt = counters
+    cdef index_t[:, ::1] sup = support_ws
+    cdef index_t[:, :, ::1] pth = path_ws
+    for i in range(n_thr):
+        ws[i].support = &sup[i, 0]
+        ws[i].order = &pth[i, 1, 0]
+        ws[i].n_pos = &cnt[i, 0, 0]
+        ws[i].n_other = &cnt[i, 1, 0]
+        ws[i].n_all = &cnt[i, 2, 0]
+        ws[i].touched = &cnt[i, 3, 0]
+        ws[i].pos_stamp = &stamp_v[i, 0, 0]
+        ws[i].neg_stamp = &stamp_v[i, 1, 0]
+        ws[i].present_stamp = &stamp_v[i, 2, 0]
+        ws[i].pos_key = -1
+        ws[i].neg_key = -1
+        ws[i].present_token = 0
+        ws[i].n_dense = 0
+        ws[i].n_bitset = 0
+        ws[i].n_direct = 0
+        ws[i].node_bits = &nbits[i, 0]
+    return path_ws, stamps, counters, support_ws, node_bits_ws
+
+
+cdef tuple _best_prefixes(const Search* searches, Py_ssize_t n_jobs, const ptr_t[::1] voff,
+                          const index_t[::1] visited_v, const double[::1] scores_v, Py_ssize_t min_length):
+    """The heads of the searches as CSR ``(indptr, ids)``: the best prefix of allowed length, sorted.
+
+    A search recorded phi after each feature it added; its head is the
+    shortest prefix of at least ``min_length`` features with the largest
+    phi (the first maximum), empty when it visited too few features.
+    """
+    cdef Py_ssize_t j, i, k
+    indptr = np.zeros(n_jobs + 1, dtype=np.int64)
+    cdef ptr_t[::1] out_indptr = indptr
+    for j in range(n_jobs):
+        k = 0
+        for i in range(min_length - 1 if min_length > 0 else 0, searches[j].n_visited):
+            if k == 0 or scores_v[voff[j] + i] > scores_v[voff[j] + k - 1]:
+                k = i + 1
+        out_indptr[j + 1] = out_indptr[j] + k
+    ids = np.empty(out_indptr[n_jobs], dtype=np.int32)
+    cdef index_t[::1] out_ids = ids
+    with nogil:
+        for j in range(n_jobs):
+            if out_indptr[j + 1] > out_indptr[j]:
+                copy_sorted(&visited_v[voff[j]], out_indptr[j + 1] - out_indptr[j], &out_ids[out_indptr[j]])
+    return indptr, ids
+
+
 def greedy_heads_memo(GreedyHeadMemo memo,
                       const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
                       const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
@@ -829,8 +945,6 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     cdef index_t f, node
     cdef ptr_t a, b
     cdef Entry* items
-    cdef ptr_t[::1] out_indptr
-    cdef index_t[::1] out_ids
     cdef const index_t* f_ids_p = &f_ids[0] if f_ids.shape[0] > 0 else NULL
     cdef const index_t* r_ids_p = &r_ids[0] if r_ids.shape[0] > 0 else NULL
     if n_jobs == 0:
@@ -872,44 +986,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     slot_ready = np.zeros(max(n_slots, 1), dtype=np.uint8)
     cdef uint8_t[::1] sready = slot_ready
 
-    # Roots: phi(∅) = 0; every feature that occurs, all kept.  The positives and the
-    # records of role 0 of D[{h}] are counted in one pass over those records (few);
-    # the negatives are the rest of D[{h}].
-    first = np.zeros((2, max(n_features, 1)), dtype=np.int32)
-    cdef index_t[:, ::1] first_v = first
-    cdef uint8_t rr
-    cdef ptr_t p
-    for t in range(n_slots):
-        if roots[t] >= 0:
-            continue
-        items = <Entry*> malloc((n_features if n_features > 0 else 1) * sizeof(Entry))
-        if items == NULL:
-            raise MemoryError("greedy_heads_memo: could not allocate a root node")
-        n_items = 0
-        with nogil:
-            first_v[:, :] = 0
-            for i in range(n_records):
-                rr = roles[t, i]
-                if rr != 2:
-                    # As in node builds: role 1 positive, any other role but 2 not counted.
-                    k = 1 if rr == 1 else 0
-                    for p in range(r_indptr[i], r_indptr[i + 1]):
-                        first_v[k, r_ids[p]] += 1
-            for f in range(n_features):
-                if f_indptr[f + 1] > f_indptr[f]:
-                    # Row 1: positives; row 0: role 0; negatives: |D[{h}]| minus both.
-                    items[n_items].n_neg = <int32_t> (
-                        f_indptr[f + 1] - f_indptr[f] - first_v[1, f] - first_v[0, f])
-                    items[n_items].n_pos = first_v[1, f]
-                    items[n_items].gain = _value(&items[n_items], gamma) - 0.0
-                    items[n_items].feature = f
-                    items[n_items].n_support = <int32_t> (f_indptr[f + 1] - f_indptr[f])
-                    n_items += 1
-            top_entries(items, min(memo.sorted_prefix, n_items), n_items)
-        try:
-            roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items, memo.sorted_prefix)
-        finally:
-            free(items)
+    _build_roots(memo, f_indptr, r_indptr, r_ids, roles, roots)
 
     # Candidates of each job: F_{D+} (minus F_{D-} through the stamps), or the tail's list.
     cand_off = np.zeros(n_jobs + 1, dtype=np.int64)
@@ -926,36 +1003,10 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     cdef double[::1] scores_v = scores_buf
     cdef const index_t* cand_ids_p = &cand_ids[0] if cand_ids.shape[0] > 0 else NULL
     # Per-thread workspaces (stamps need no reset: a key's stamps are rewritten when it changes).
-    cdef Py_ssize_t nf = max(n_features, 1)
-    stamps = np.zeros((n_thr, 3, nf), dtype=np.int64)
-    counters = np.zeros((n_thr, 4, nf), dtype=np.int32)
-    support_ws = np.empty((n_thr, max(n_records, 1)), dtype=np.int32)
-    path_ws = np.empty((n_thr, 2, max_length + 1), dtype=np.int32)
-    node_bits_ws = np.zeros((n_thr, 3 * max(n_rw, 1)), dtype=np.uint64)
-    cdef uint64_t[:, ::1] nbits = node_bits_ws
-    cdef int64_t[:, :, ::1] stamp_v = stamps
-    cdef index_t[:, :, ::1] cnt = counters
-    cdef index_t[:, ::1] sup = support_ws
-    cdef index_t[:, :, ::1] pth = path_ws
     cdef vector[Workspace] ws
     ws.resize(n_thr)
-    for i in range(n_thr):
-        ws[i].support = &sup[i, 0]
-        ws[i].order = &pth[i, 1, 0]
-        ws[i].n_pos = &cnt[i, 0, 0]
-        ws[i].n_other = &cnt[i, 1, 0]
-        ws[i].n_all = &cnt[i, 2, 0]
-        ws[i].touched = &cnt[i, 3, 0]
-        ws[i].pos_stamp = &stamp_v[i, 0, 0]
-        ws[i].neg_stamp = &stamp_v[i, 1, 0]
-        ws[i].present_stamp = &stamp_v[i, 2, 0]
-        ws[i].pos_key = -1
-        ws[i].neg_key = -1
-        ws[i].present_token = 0
-        ws[i].n_dense = 0
-        ws[i].n_bitset = 0
-        ws[i].n_direct = 0
-        ws[i].node_bits = &nbits[i, 0]
+    workspace_arrays = _workspaces(&ws[0], n_thr, n_features, n_records, max_length, n_rw)
+    cdef index_t[:, :, ::1] pth = workspace_arrays[0]
 
     # Slots with a search whose last step may be made without its node (_choose_last:
     # candidates from the records' bitsets, counts from the features' bitsets).
@@ -1148,22 +1199,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
         for i in range(n_thr):
             memo.n_direct_steps += ws[i].n_direct   # those of the last round
             ws[i].n_direct = 0
-        # Best prefix of allowed length (the first maximum), heads sorted.
-        indptr = np.zeros(n_jobs + 1, dtype=np.int64)
-        out_indptr = indptr
-        for j in range(n_jobs):
-            k = 0
-            for i in range(min_length - 1 if min_length > 0 else 0, searches[j].n_visited):
-                if k == 0 or scores_v[voff[j] + i] > scores_v[voff[j] + k - 1]:
-                    k = i + 1
-            out_indptr[j + 1] = out_indptr[j] + k
-        ids = np.empty(out_indptr[n_jobs], dtype=np.int32)
-        out_ids = ids
-        with nogil:
-            for j in range(n_jobs):
-                if out_indptr[j + 1] > out_indptr[j]:
-                    copy_sorted(&visited_v[voff[j]], out_indptr[j + 1] - out_indptr[j], &out_ids[out_indptr[j]])
-        return indptr, ids
+        return _best_prefixes(&searches[0], n_jobs, voff, visited_v, scores_v, min_length)
     finally:
         for i in range(need_items.size()):
             if need_items[i] != NULL:
