@@ -120,9 +120,13 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         nominal column with exactly two declared values (coded 0 and 1, such
         as ``hasSegments {0,1}``) or, without declared values, whose training
         values all lie in {0, 1}.  It is kept as it is, not thresholded: its
-        90th percentile would make most such columns constant.  At transform
-        it must still hold only 0 and 1, otherwise a ``ValueError`` is raised
-        (a single column cannot mark an unknown value).
+        90th percentile would make most such columns constant.  A numeric one
+        is a presence literal, ``x > 0``: on the training rows exactly the
+        column itself, and on new data any positive value (a count of 4 in a
+        word-count column, 0.15 in a flag column) is present, zero or a
+        negative value absent.  A nominal one is 1 for its second value and 0
+        for anything else, an unseen value included.  Transform never fails
+        on a finite value.
     ``"one-hot"``
         Any other nominal column: more than two values, values other than 0
         and 1, or a single declared value.  One output column per value.
@@ -383,7 +387,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         self : PercentileBinarizer
         """
         percentile, inclusive = self._check_params()
-        X = validate_data(self, X, accept_sparse="csc", dtype=np.float64, reset=True)
+        X = validate_data(self, X, accept_sparse="csc", dtype=np.float64, reset=True, ensure_all_finite=False)
+        self._check_finite(X)
         sparse = sp.issparse(X)
         if sparse:
             X = _canonical_csc(X)
@@ -446,6 +451,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
 
         widths = np.array([1 if c is None else len(c) for c in categories], dtype=np.int64)
         self.feature_kinds_ = kinds.astype(str)
+        self._nominal = nominal
         self.thresholds_ = thresholds
         self.categories_ = categories
         self._value_names = value_names
@@ -478,21 +484,33 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             Dense for dense input, CSR for sparse input.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csc", dtype=np.float64, reset=False)
+        X = validate_data(self, X, accept_sparse="csc", dtype=np.float64, reset=False, ensure_all_finite=False)
+        self._check_finite(X)
         if sp.issparse(X):
             X = _canonical_csc(X)
         return self._binarize(X)
 
-    def _check_binary_values(self, values, cols):
-        """Raise if a kept binary column holds a value other than 0 and 1 at transform."""
-        bad = (values != 0) & (values != 1)
-        if np.any(bad):
-            where = np.argwhere(bad)[0]
-            j = cols[where[-1]]
-            value = values[tuple(where)]
-            raise ValueError(
-                f"column {self._input_names(None)[j]!r} held only 0 and 1 in the training data, so it is kept "
-                f"as a binary feature, but X holds the value {_format_value(value)} in it")
+    def _check_finite(self, X):
+        """NaN or an infinite value: one error naming the first column that holds one."""
+        values = X.data if sp.issparse(X) else X
+        bad = ~np.isfinite(values)
+        if not bad.any():
+            return
+        if sp.issparse(X):
+            j = int(_entry_columns(X)[np.flatnonzero(bad)[0]])
+        else:
+            j = int(np.argwhere(bad)[0][1])
+        name = self._input_names(None)[j] if hasattr(self, "n_features_in_") else f"x{j}"
+        kind = "NaN" if np.isnan(values[bad]).any() else "infinity"
+        raise ValueError(f"Input X contains {kind} in column {name!r}; no threshold says where a missing value "
+                         "belongs: impute it first (e.g. sklearn.impute.SimpleImputer)")
+
+    def _binary_values(self, values, cols):
+        """A kept binary column's 0/1 output: ``x > 0`` for numeric columns, ``x == 1`` for nominal ones."""
+        nominal = self._nominal[cols]
+        if not nominal.any():
+            return values > 0
+        return np.where(nominal, values == 1, values > 0)
 
     def _binarize(self, X):
         """The binarization itself, on validated input (dense array or canonical CSC)."""
@@ -506,8 +524,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             out = np.zeros((n_samples, self.n_features_out_), dtype=np.uint8)
             binary = np.flatnonzero(kinds == KIND_BINARY)
             for block, values in _column_blocks(X, binary):
-                self._check_binary_values(values, block)
-                out[:, start[block]] = values
+                out[:, start[block]] = self._binary_values(values, block)
             cut = np.flatnonzero(kinds == KIND_THRESHOLD)
             for block, values in _column_blocks(X, cut):
                 out[:, start[block]] = compare(values, self.thresholds_[block])
@@ -522,10 +539,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         zero_is_one = cut & compare(0.0, self.thresholds_)
         entry_col = _entry_columns(X)
         is_binary = (kinds == KIND_BINARY)[entry_col]
-        if np.any(is_binary):
-            self._check_binary_values(X.data[is_binary], entry_col[is_binary])
         is_cut = (cut & ~zero_is_one)[entry_col]
-        keep = is_binary & (X.data == 1)
+        keep = np.zeros(X.data.shape[0], dtype=bool)
+        keep[is_binary] = self._binary_values(X.data[is_binary], entry_col[is_binary])
         keep[is_cut] = compare(X.data[is_cut], self.thresholds_[entry_col[is_cut]])
         rows = [X.indices[keep]]
         cols = [start[entry_col[keep]]]

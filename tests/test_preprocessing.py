@@ -94,12 +94,41 @@ def test_binary_numeric_columns_are_kept():
     np.testing.assert_array_equal(Xt[:, 0], X[:, 0])
     assert b.get_feature_names_out().tolist()[0::2] == ["x0", "x2"]
     assert b.constant_features_.tolist() == ["x2"]
-    X_bad = X.copy()
-    X_bad[3, 0] = 2
-    with pytest.raises(ValueError, match=r"column 'x0' held only 0 and 1 .* holds the value 2"):
-        b.transform(X_bad)
-    with pytest.raises(ValueError, match=r"column 'x0' held only 0 and 1 .* holds the value 2"):
-        b.transform(sp.csr_array(X_bad))
+    # New data with other values: a presence literal x > 0, never an error.
+    X_new = X.copy()
+    X_new[:4, 0] = [2, 0.15, -1, 0]
+    X_new[:4, 2] = [4, 0, 1, -3]
+    for data in (X_new, sp.csr_array(X_new)):
+        out = b.transform(data)
+        out = out.toarray() if sp.issparse(out) else out
+        np.testing.assert_array_equal(out[:4, 0], [1, 1, 0, 0])
+        np.testing.assert_array_equal(out[:4, 2], [1, 0, 1, 0])
+        np.testing.assert_array_equal(out[4:, 0], X[4:, 0])
+
+
+def test_nominal_binary_columns_take_an_unseen_value_as_absent():
+    X = np.array([[0, 0.5], [1, 0.1], [1, 0.2], [0, 0.9]])
+    b = PercentileBinarizer(percentile=50, nominal_features=[0]).fit(X)
+    assert b.feature_kinds_.tolist() == ["binary", "threshold"]
+    out = b.transform(np.array([[2, 0.5], [1, 0.5], [-1, 0.5]]))
+    np.testing.assert_array_equal(out[:, 0], [0, 1, 0])
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", ["emotions", "birds", "medical", "enron", "CAL500", "corel5k", "bibtex"])
+def test_fitted_on_half_the_records_it_never_fails_on_the_other_half(name, data_dir):
+    """The binarizer fitted on a random half of a data set binarizes the other half (several seeds)."""
+    from corset.datasets import load_benchmark
+
+    full = load_benchmark(name, subset="full", data_home=data_dir)
+    X = full.X
+    cats = [full.categories.get(n) for n in full.feature_names]
+    for seed in range(3):
+        perm = np.random.RandomState(seed).permutation(X.shape[0])
+        half = X.shape[0] // 2
+        b = PercentileBinarizer(feature_types=full.feature_types, categories=cats).fit(X[np.sort(perm[:half])])
+        out = b.transform(X[np.sort(perm[half:])])
+        assert out.shape == (X.shape[0] - half, b.n_features_out_)
 
 
 def test_one_hot_of_nominal_columns_without_declared_values():
