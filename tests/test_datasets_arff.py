@@ -52,8 +52,8 @@ def test_dense_mulan_file(tmp_path):
     assert data.filename == str(arff_path)
     expected_X = np.array([[1.5, 1, 1], [np.nan, 2, 0], [-2, np.nan, 1]])
     np.testing.assert_array_equal(data.X, expected_X)  # NaN where missing; {1,0} kept by value
-    assert sp.issparse(data.Y) and data.Y.format == "csr" and data.Y.dtype == np.uint8
-    np.testing.assert_array_equal(data.Y.toarray(), [[1, 0], [0, 1], [1, 1]])
+    assert isinstance(data.Y, np.ndarray) and data.Y.dtype == np.uint8
+    np.testing.assert_array_equal(data.Y, [[1, 0], [0, 1], [1, 1]])
 
 
 SPARSE = """@relation sparse_toy
@@ -80,9 +80,9 @@ def test_sparse_file(tmp_path):
     # value of a nominal attribute -- '1' for f2 declared {1,0}.
     expected_X = [[2.5, 2, 1, 0], [0, 0, 1, 0], [0, 0, 0, 1], [0, 1, 1, 0], [0, 0, 1, 0]]
     np.testing.assert_array_equal(data.X.toarray(), expected_X)
-    np.testing.assert_array_equal(data.Y.toarray(), [[1, 0], [0, 0], [0, 1], [1, 1], [0, 0]])
+    np.testing.assert_array_equal(data.Y, [[1, 0], [0, 0], [0, 1], [1, 1], [0, 0]])
     assert data.X.shape[0] == 5  # trailing empty rows kept
-    assert data.Y.dtype == np.uint8 and data.Y.format == "csr"
+    assert isinstance(data.Y, np.ndarray) and data.Y.dtype == np.uint8
     assert data.feature_types == ["numeric", "nominal", "nominal", "nominal"]
 
 
@@ -106,7 +106,7 @@ def test_gzipped_files_read_like_plain(tmp_path, text):
         Xa = a.X.toarray() if sp.issparse(a.X) else a.X
         Xb = b.X.toarray() if sp.issparse(b.X) else b.X
         np.testing.assert_array_equal(Xa, Xb)
-        assert (a.Y != b.Y).nnz == 0
+        np.testing.assert_array_equal(a.Y, b.Y)
         assert a.feature_names == b.feature_names and a.label_names == b.label_names
 
 
@@ -125,7 +125,7 @@ def test_meka_first_labels(tmp_path):
     data = load_arff(write(tmp_path / "meka.arff", MEKA_FIRST))
     assert data.label_names == ["y0", "y1"]
     assert data.feature_names == ["x0", "x1"]
-    np.testing.assert_array_equal(data.Y.toarray(), [[1, 0], [0, 1]])
+    np.testing.assert_array_equal(data.Y, [[1, 0], [0, 1]])
     np.testing.assert_array_equal(data.X, [[0.5, 0.25], [1, 2]])
     assert data.relation == "scene: -C 2"
 
@@ -141,7 +141,7 @@ def test_meka_last_labels(tmp_path):
 """
     data = load_arff(write(tmp_path / "meka.arff", text))
     assert data.label_names == ["y0", "y1"] and data.feature_names == ["x0"]
-    np.testing.assert_array_equal(data.Y.toarray(), [[1, 1], [0, 1]])
+    np.testing.assert_array_equal(data.Y, [[1, 1], [0, 1]])
 
 
 def test_n_labels_overrides_relation(tmp_path):
@@ -167,7 +167,7 @@ def test_xml_decides_over_stale_meka_relation(tmp_path):
     data = load_arff(path, label_xml=label_xml(tmp_path / "med.xml", ["c0", "c1"]))
     assert data.label_names == ["c0", "c1"]
     assert data.feature_names == ["w0", "w1"]
-    np.testing.assert_array_equal(data.Y.toarray(), [[0, 1], [1, 0]])
+    np.testing.assert_array_equal(data.Y, [[0, 1], [1, 0]])
     np.testing.assert_array_equal(data.X.toarray(), [[1, 0], [0, 1]])
 
 
@@ -183,7 +183,7 @@ def test_escaped_names_match_plain_xml(tmp_path):
     assert "\\'" in path.read_text()
     data = load_arff(path, label_xml=label_xml(tmp_path / "b.xml", ["Brown Creeper", "Swainson&apos;s Thrush"]))
     assert data.label_names == ["Swainson's Thrush", "Brown Creeper"]
-    np.testing.assert_array_equal(data.Y.toarray(), [[1, 0]])
+    np.testing.assert_array_equal(data.Y, [[1, 0]])
 
 
 def test_xml_without_namespace_and_nested_labels(tmp_path):
@@ -351,7 +351,7 @@ def test_round_trip(tmp_path_factory, XY, sparse, labels_first):
     got = data.X.toarray() if sp.issparse(data.X) else data.X
     assert sp.issparse(data.X) == (sparse and X.shape[0] > 0)
     np.testing.assert_array_equal(got, X)
-    np.testing.assert_array_equal(data.Y.toarray(), Y)
+    np.testing.assert_array_equal(data.Y, Y)
     assert data.label_names == [f"y{k}" for k in range(q)]
 
 

@@ -83,8 +83,8 @@ def test_counts_match_readme(loaded, name, subset):
     assert data.feature_types.count("nominal") == n_nominal
     assert sum(sorted(v) == ["0", "1"] for v in data.categories.values()) == n_binary
     assert round(data.Y.sum() / n, 4) == cardinality
-    assert np.unique(data.Y.toarray(), axis=0).shape[0] == distinct
-    assert data.Y.dtype == np.uint8 and data.Y.format == "csr"
+    assert np.unique(data.Y, axis=0).shape[0] == distinct
+    assert isinstance(data.Y, np.ndarray) and data.Y.dtype == np.uint8
     if name in SPARSE:
         assert isinstance(data.X, sp.csr_array) and data.X.dtype == np.float64
         assert set(np.unique(data.X.data)) <= {1.0}  # binary features, explicit zeros dropped
@@ -119,7 +119,8 @@ def test_cal500_split(loaded, data_dir):
     np.testing.assert_array_equal(train.rows, sorted(split["train_idx"]))
     np.testing.assert_array_equal(train.X, full.X[train.rows])
     np.testing.assert_array_equal(test.X, full.X[test.rows])
-    assert (train.Y != full.Y[train.rows]).nnz == 0 and (test.Y != full.Y[test.rows]).nnz == 0
+    np.testing.assert_array_equal(train.Y, full.Y[train.rows])
+    np.testing.assert_array_equal(test.Y, full.Y[test.rows])
     card = (train.Y.sum() + test.Y.sum()) / 502
     assert round(card, 4) == 26.0438
 
@@ -154,7 +155,7 @@ def test_enron_labels_matched_by_name(loaded, data_dir):
     values, rows, cols = (np.asarray(v) for v in raw["data"])
     dense = np.zeros((data.Y.shape[0], len(names)), dtype=np.uint8)
     dense[rows, cols] = (values == "1")
-    Y = data.Y.toarray()
+    Y = data.Y
     for k, label in enumerate(data.label_names):
         np.testing.assert_array_equal(Y[:, k], dense[:, names.index(label)], err_msg=label)
 
@@ -171,7 +172,7 @@ def test_medical_labels_are_the_last_45(loaded):
 def test_emotions_full_is_train_then_test(loaded):
     full, train, test = (loaded("emotions", s) for s in ("full", "train", "test"))
     np.testing.assert_array_equal(full.X, np.vstack([train.X, test.X]))
-    assert (full.Y != sp.vstack([train.Y, test.Y])).nnz == 0
+    np.testing.assert_array_equal(full.Y, np.vstack([train.Y, test.Y]))
 
 
 @pytest.mark.realdata
@@ -233,7 +234,7 @@ def test_cal500_split_rows(tmp_path):
     np.testing.assert_array_equal(train.rows, [0, 2, 3, 4])
     np.testing.assert_array_equal(train.X[:, 0], [0.5, 2.5, 3.5, 4.5])
     np.testing.assert_array_equal(test.X[:, 0], [1.5, 5.5])
-    np.testing.assert_array_equal(test.Y.toarray(), [[1, 0], [1, 0]])
+    np.testing.assert_array_equal(test.Y, [[1, 0], [1, 0]])
     assert full.X.shape == (6, 1) and "rows" not in full
 
 
@@ -255,3 +256,40 @@ def test_load_arff_and_benchmark_agree(tmp_path):
     b = load_arff(tmp_path / "CAL500" / "cal500.arff", label_xml=tmp_path / "CAL500" / "cal500.xml")
     np.testing.assert_array_equal(a.X, b.X)
     assert a.label_names == b.label_names == ["a", "b"]
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", ["emotions", "birds", "medical", "enron", "CAL500", "corel5k", "bibtex"])
+def test_as_frame_names_every_column(name, data_dir):
+    import pandas as pd
+
+    plain = load_benchmark(name, "train", data_home=data_dir)
+    framed = load_benchmark(name, "train", data_home=data_dir, as_frame=True)
+    assert isinstance(framed.X, pd.DataFrame) and isinstance(framed.Y, pd.DataFrame)
+    assert list(framed.X.columns) == plain.feature_names and list(framed.Y.columns) == plain.label_names
+    np.testing.assert_array_equal(framed.Y.to_numpy(), plain.Y)
+    if sp.issparse(plain.X):
+        assert all(isinstance(t, pd.SparseDtype) for t in framed.X.dtypes)
+        assert (sp.csr_array(framed.X.sparse.to_coo()) != plain.X).nnz == 0
+        assert plain.X.indices.dtype == np.int32
+    else:
+        for j, (column, kind) in enumerate(zip(plain.feature_names, plain.feature_types)):
+            values = framed.X[column]
+            declared = plain.categories.get(column)
+            if kind == "nominal" and sorted(map(str, declared)) != ["0", "1"]:
+                assert isinstance(values.dtype, pd.CategoricalDtype)
+                assert list(values.cat.categories) == list(declared)
+                np.testing.assert_array_equal(values.cat.codes.to_numpy(), plain.X[:, j])
+            else:
+                np.testing.assert_array_equal(values.to_numpy(dtype=float), plain.X[:, j])
+
+
+@pytest.mark.realdata
+def test_scikit_learn_tools_take_the_loaders_output_unchanged(data_dir):
+    from sklearn.model_selection import cross_val_score
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.svm import LinearSVC
+
+    data = load_benchmark("medical", "train", data_home=data_dir)
+    scores = cross_val_score(OneVsRestClassifier(LinearSVC()), data.X, data.Y, cv=3, scoring="f1_micro")
+    assert scores.shape == (3,) and np.all(scores > 0.3)

@@ -187,7 +187,7 @@ def _label_columns(path, names, relation, label_xml, n_labels):
     return _columns_from_count(int(match.group(1)), len(names), "-C in @relation", path)
 
 
-def load_arff(path, label_xml=None, n_labels=None):
+def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
     """Load a multi-label ARFF file (MULAN or MEKA layout, dense or sparse, plain or gzipped).
 
     Parameters
@@ -206,6 +206,13 @@ def load_arff(path, label_xml=None, n_labels=None):
         ``-C N`` in ``@relation``.  Giving both ``label_xml`` and
         ``n_labels`` is an error.  With neither, the ``-C N`` of a MEKA
         ``@relation`` is used.
+    as_frame : bool, default=False
+        Return ``X`` and ``Y`` as pandas DataFrames named by the attributes:
+        numeric features as float columns, nominal ones as
+        :class:`pandas.Categorical` of their declared values (a nominal
+        ``{0,1}`` feature stays a 0/1 column), a sparse file's features as a
+        sparse DataFrame, and ``Y`` as 0/1 columns named by the labels.
+        Needs pandas.
 
     Returns
     -------
@@ -213,7 +220,9 @@ def load_arff(path, label_xml=None, n_labels=None):
         With fields
 
         X : ndarray of float64 (dense file) or scipy.sparse.csr_array of float64 (sparse file)
-            Features, of shape (n_records, n_features).  A numeric attribute
+            Features, of shape (n_records, n_features); a sparse matrix has
+            int32 indices where they fit (what liblinear-based estimators
+            such as LinearSVC accept).  A numeric attribute
             keeps its value.  A nominal attribute is encoded as the index of
             its value in the attribute's declared value list, except a
             nominal attribute declared with exactly the values ``0`` and
@@ -221,8 +230,10 @@ def load_arff(path, label_xml=None, n_labels=None):
             is flipped.  A missing value (``?``) is NaN.  In a sparse file an
             omitted value is WEKA's internal 0: 0.0 for a numeric attribute,
             the first declared value of a nominal one.
-        Y : scipy.sparse.csr_array of uint8
-            Labels, of shape (n_records, n_labels), columns in the order of
+        Y : ndarray of uint8
+            Labels, a dense 0/1 indicator matrix of shape (n_records,
+            n_labels) (a label matrix is small; scikit-learn's model
+            selection tools take it as it is), columns in the order of
             ``label_names``.
         feature_names, label_names : list of str
             Attribute names (unescaped), in the ARFF file's order.
@@ -310,6 +321,7 @@ def load_arff(path, label_xml=None, n_labels=None):
                          shape=(n_rows, int((~is_label).sum())), dtype=np.float64)
         X.eliminate_zeros()
         X.sort_indices()
+        X = _int32_indices(X)
         Y = sp.csr_array((values[lab], (rows[lab], label_pos[cols[lab]])),
                          shape=(n_rows, int(is_label.sum())), dtype=np.float64)
     else:
@@ -324,13 +336,13 @@ def load_arff(path, label_xml=None, n_labels=None):
             _check_labels(path, names, lab_block[r, c], r, np.flatnonzero(is_label)[c])
         X = np.ascontiguousarray(M[:, ~is_label])
         Y = lab_block
-    Y = _binary_csr(Y, "Y")
+    Y = np.asarray(_binary_csr(Y, "Y").toarray(), dtype=np.uint8)
 
     feature_cols = np.flatnonzero(~is_label)
     feature_names = [names[j] for j in feature_cols]
     feature_types = ["nominal" if isinstance(attributes[j][1], list) else "numeric" for j in feature_cols]
     categories = {names[j]: list(attributes[j][1]) for j in feature_cols if isinstance(attributes[j][1], list)}
-    return Bunch(
+    data = Bunch(
         X=X,
         Y=Y,
         feature_names=feature_names,
@@ -340,6 +352,42 @@ def load_arff(path, label_xml=None, n_labels=None):
         relation=relation,
         filename=str(path),
     )
+    return as_frames(data) if as_frame else data
+
+
+def _int32_indices(X):
+    """``X`` (CSR) with int32 indices and offsets when they fit."""
+    limit = np.iinfo(np.int32).max
+    if X.nnz <= limit and max(X.shape) <= limit:
+        X = sp.csr_array((X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)), shape=X.shape)
+    return X
+
+
+def as_frames(data):
+    """A loader's Bunch with ``X`` and ``Y`` as pandas DataFrames (see ``as_frame`` of :func:`load_arff`)."""
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - pandas is in the test extra
+        raise ImportError("as_frame=True needs pandas: pip install pandas") from exc
+    X = data.X
+    if sp.issparse(X):
+        frame = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(X), columns=data.feature_names)
+    else:
+        columns = {}
+        for j, name in enumerate(data.feature_names):
+            values = X[:, j]
+            declared = data.categories.get(name)
+            if declared is None:
+                columns[name] = values
+            elif sorted(str(v) for v in declared) == ["0", "1"]:
+                columns[name] = values.astype(np.uint8)   # a 0/1 attribute holds its values
+            else:
+                codes = np.where(np.isnan(values), -1, values).astype(np.int64)
+                columns[name] = pd.Categorical.from_codes(codes, categories=list(declared))
+        frame = pd.DataFrame(columns)
+    data.X = frame
+    data.Y = pd.DataFrame(np.asarray(data.Y, dtype=np.uint8), columns=data.label_names)
+    return data
 
 
 def _fix_reversed_sparse(values, rows, cols, reversed_binary, n_rows):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._arff import load_arff
+from ._arff import as_frames, load_arff
 
 _Spec = namedtuple("_Spec", "name folder full train test xml split")
 
@@ -104,7 +104,7 @@ def _read_split(split_path, subset, n_rows):
     return np.sort(train if subset == "train" else test)
 
 
-def load_benchmark(name, subset="train", data_home=None):
+def load_benchmark(name, subset="train", data_home=None, *, as_frame=False):
     """Load one of the paper's MULAN benchmark data sets from a local folder.
 
     Parameters
@@ -120,6 +120,8 @@ def load_benchmark(name, subset="train", data_home=None):
         The data folder (one subfolder per data set, as in
         ``../shared/data``).  Defaults to the ``CORSET_DATA`` environment
         variable.
+    as_frame : bool, default=False
+        ``X`` and ``Y`` as pandas DataFrames, as in :func:`load_arff`.
 
     Returns
     -------
@@ -151,4 +153,4 @@ def load_benchmark(name, subset="train", data_home=None):
         data.rows = rows
     data.name = spec.name
     data.subset = subset
-    return data
+    return as_frames(data) if as_frame else data
