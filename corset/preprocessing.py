@@ -623,3 +623,51 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         return self._output_names(self._input_names(input_features))
+
+    # ---------------------------------------------------------- export / import
+    def to_dict(self):
+        """The fitted binarizer as a JSON-serialisable dict (:meth:`from_dict` rebuilds it)."""
+        check_is_fitted(self)
+
+        def floats(values):
+            return [None if not np.isfinite(v) else float(v) for v in values]
+
+        return {
+            "params": {"percentile": float(self.percentile), "inclusive": bool(self.inclusive)},
+            "n_features_in": int(self.n_features_in_),
+            "feature_names_in": (None if getattr(self, "feature_names_in_", None) is None
+                                 else [str(n) for n in self.feature_names_in_]),
+            "feature_kinds": [str(k) for k in self.feature_kinds_],
+            "nominal": [bool(v) for v in self._nominal],
+            "thresholds": floats(self.thresholds_),
+            "categories": [None if c is None else floats(c) for c in self.categories_],
+            "value_names": [v if v is None or isinstance(v, str) else list(v) for v in self._value_names],
+            "positive_rate": floats(self.positive_rate_),
+        }
+
+    @classmethod
+    def from_dict(cls, d):
+        """A fitted binarizer from :meth:`to_dict`'s output; it transforms identically."""
+        try:
+            b = cls(percentile=d["params"]["percentile"], inclusive=d["params"]["inclusive"])
+            b.n_features_in_ = int(d["n_features_in"])
+            if d.get("feature_names_in") is not None:
+                b.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)
+            b.feature_kinds_ = np.asarray(d["feature_kinds"], dtype=str)
+            b._nominal = np.asarray(d["nominal"], dtype=bool)
+            b.thresholds_ = np.asarray([np.nan if v is None else v for v in d["thresholds"]], dtype=np.float64)
+            b.categories_ = [None if c is None else np.asarray(c, dtype=np.float64) for c in d["categories"]]
+            b._value_names = list(d["value_names"])
+            b._inclusive = bool(d["params"]["inclusive"])
+            widths = [1 if c is None else len(c) for c in b.categories_]
+            b._out_start = np.concatenate(([0], np.cumsum(widths))).astype(np.int64)
+            b.n_features_out_ = int(b._out_start[-1])
+            b.positive_rate_ = np.asarray(d["positive_rate"], dtype=np.float64)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a PercentileBinarizer dict: {exc!r}") from exc
+        if not (len(b.feature_kinds_) == len(b._nominal) == len(b.thresholds_) == len(b.categories_)
+                == b.n_features_in_):
+            raise ValueError("not a PercentileBinarizer dict: its per-column lists differ in length")
+        constant = (b.positive_rate_ == 0) | (b.positive_rate_ == 1)
+        b.constant_features_ = b._output_names(b._input_names(None))[constant]
+        return b

@@ -180,7 +180,7 @@ def test_one_dimensional_binary_y():
 
 
 @pytest.mark.parametrize("X, Y, match", [
-    (np.array([[0.5, 1.0], [0.0, 1.0]]), np.array([[1], [0]]), "PercentileBinarizer"),
+    (np.array([["a", 1.0], [0.0, 1.0]], dtype=object), np.array([[1], [0]]), "pandas DataFrame"),
     (np.array([[1, 0], [0, 1], [1, 1]]), np.array([0, 1, 2]), "Only binary classification"),
     (np.array([[1, 0], [0, 1]]), np.array([[0.5], [1.0]]), "binary"),
     (np.array([[1, np.nan], [0, 1]]), np.array([[1], [0]]), "NaN"),
@@ -250,25 +250,8 @@ def test_clone_pipeline_and_grid_search(synthetic):
 
 
 # -- scikit-learn's common checks ------------------------------------------------------
-_CONTINUOUS = ("the common checks feed continuous features; CorsetClassifier requires binary X and "
-               "says so (use PercentileBinarizer in a Pipeline, checked below)")
-_BARE_FAILURES = {name: _CONTINUOUS for name in [
-    "check_classifier_data_not_an_array", "check_classifier_multioutput",
-    "check_classifier_not_supporting_multiclass", "check_classifiers_classes",
-    "check_classifiers_multilabel_output_format_decision_function",
-    "check_classifiers_multilabel_output_format_predict",
-    "check_classifiers_multilabel_output_format_predict_proba",
-    "check_classifiers_multilabel_representation_invariance", "check_classifiers_one_label",
-    "check_classifiers_train", "check_decision_proba_consistency", "check_dict_unchanged",
-    "check_dont_overwrite_parameters", "check_dtype_object", "check_estimator_sparse_array",
-    "check_estimator_sparse_matrix", "check_estimator_sparse_tag", "check_estimators_dtypes",
-    "check_estimators_fit_returns_self", "check_estimators_nan_inf", "check_estimators_overwrite_params",
-    "check_estimators_pickle", "check_f_contiguous_array_estimator", "check_fit2d_1feature",
-    "check_fit2d_1sample", "check_fit2d_predict1d", "check_fit_check_is_fitted", "check_fit_idempotent",
-    "check_fit_score_takes_y", "check_methods_sample_order_invariance", "check_methods_subset_invariance",
-    "check_n_features_in", "check_n_features_in_after_fitting", "check_pipeline_consistency",
-    "check_positive_only_tag_during_fit", "check_readonly_memmap_input", "check_supervised_y_2d",
-]}
+# CorsetClassifier binarizes raw features itself: the bare estimator passes every common check.
+_BARE_FAILURES = {}
 _PIPELINE_FAILURES = {
     "check_estimators_overwrite_params": "a Pipeline fits its steps in place, so its 'steps' parameter changes",
     "check_dont_overwrite_parameters": "a Pipeline fits its steps in place, so its 'steps' parameter changes",

@@ -7,19 +7,21 @@ binary data layer once, and runs CORSET (Algorithm 1) with the candidate
 generator of :mod:`corset.sampling` and the greedy of :mod:`corset.selection`.
 The fitted model is a list of plain :class:`~corset.model.Rule` objects.
 """
+import numbers
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, InvalidParameterError, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_binary_matrix
 from ..binarydata import BinaryData, with_negated_columns
 from ..selection._objective import QUALITIES
+from ._features import RawFeatures
 from ._export import FORMAT_VERSION, check_rules_dict, format_rules, rules_to_dict, rules_to_frame
 from ._rules import Rule
 
@@ -36,6 +38,52 @@ AUTO_NEGATION_LABEL_DENSITY = 0.2
 (label occurrences / (records × labels)) is at least this."""
 
 
+def _check_label_values(Y):
+    """Clear errors for the label matrices users hold by mistake, before any conversion.
+
+    A list of label lists (the input of MultiLabelBinarizer), labels coded -1/+1,
+    and missing labels each get one message saying what to do.
+    """
+    if sp.issparse(Y):
+        values = Y.data
+    else:
+        if isinstance(Y, (list, tuple)) and any(isinstance(row, (list, tuple, set, frozenset)) for row in Y):
+            lengths = {len(row) for row in Y if isinstance(row, (list, tuple, set, frozenset))}
+            if len(lengths) > 1 or any(isinstance(row, (set, frozenset)) for row in Y) or any(
+                    not isinstance(v, numbers.Number) for row in Y for v in row):
+                raise ValueError("Y looks like a list of label lists; turn it into a 0/1 indicator matrix with "
+                                 "sklearn.preprocessing.MultiLabelBinarizer().fit_transform(Y)")
+        try:
+            values = np.asarray(Y)
+        except ValueError:
+            raise ValueError("Y could not be read as a matrix (rows of different lengths?); for a list of "
+                             "label lists use sklearn.preprocessing.MultiLabelBinarizer") from None
+    if values.dtype.kind == "f" and not np.isfinite(values).all():
+        if np.isnan(values).any():
+            raise ValueError("Input y contains NaN: a missing label; every label must be 0 or 1 in every record")
+        raise ValueError("Input y contains infinity or a value too large for dtype('float64'); every label must "
+                         "be 0 or 1 in every record")
+    if values.dtype.kind in "iuf" and values.size and values.ndim == 2:
+        seen = np.unique(values)
+        if seen.size <= 3 and -1 in seen and not np.setdiff1d(seen, [-1, 0, 1]).size:
+            raise ValueError("Y holds -1 and 1: a multi-label Y must be a 0/1 indicator matrix; use 0 for "
+                             "'label absent', e.g. (Y > 0).astype(int)")
+
+
+def _check_2d(X):
+    """A 1-D X gets scikit-learn's usual message (a single sample or a single feature?)."""
+    if sp.issparse(X) or hasattr(X, "columns"):
+        return
+    try:
+        ndim = np.asarray(X).ndim
+    except ValueError:   # ragged: the conversion to numbers says what is wrong
+        return
+    if ndim < 2:
+        raise ValueError(f"Expected a 2-D X, got a {ndim}-D array instead. Reshape your data either using "
+                         "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) if it "
+                         "contains a single sample.")
+
+
 class CorsetClassifier(ClassifierMixin, BaseEstimator):
     """Concise multi-label rule sets learnt by CORSET.
 
@@ -49,6 +97,17 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
+    binarizer : "auto", "passthrough" or a transformer, default="auto"
+        **Features.**  How raw features become the binary items of the rules.
+        "auto": X is used as it is when it is binary (every value 0 or 1, no
+        nominal column); otherwise a
+        :class:`~corset.preprocessing.PercentileBinarizer` turns each numeric
+        feature into ``f>t`` at its training 90th percentile and each
+        nominal one (a DataFrame's string or categorical column) into
+        ``f=v`` indicators.  "passthrough": X must be binary.  A transformer
+        (e.g. a configured ``PercentileBinarizer``) is cloned and fitted on
+        X.  The fitted one is ``features_.binarizer_``; ``predict`` and
+        ``explain`` apply it to raw X, and rules print in the data's units.
     n_rules : int, default=150
         **Selection.**  The rule budget (the paper's experiments use at most
         150), the default rule included.
@@ -159,7 +218,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     feature_names_in_ : ndarray of str
         Only when X is a DataFrame with string column names.
     feature_names_ : list of str
-        Names used in the rules (X's columns, else ``x0``, ``x1``, ...).
+        Names of the binary items the rules are made of: X's columns when X
+        is binary, else the binarizer's output names (``tempo>120.5``,
+        ``genre=pop``).
+    n_items_ : int
+        The number of binary items (``len(feature_names_)``).
+    features_ : corset.model._features.RawFeatures
+        How raw X becomes the items: its ``binarizer_`` (None when X was
+        binary) is applied again by ``predict`` and ``explain``.
     label_names_ : list of str
         Y's column names, the ``label_names`` argument, else ``y0``, ``y1``...
     n_labels_ : int
@@ -168,8 +234,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     selection_ : corset.selection.SelectionResult
         The selection's record: gains, objective, stop reason, and the
         training micro-F1 path of ``f1_patience``.  Its rules' heads are ids
-        of literals: ``j < n_features_in_`` is feature j, ``n_features_in_ +
-        i`` is ``NOT negated_features_[i]``.
+        of literals: ``j < n_items_`` is binary item j, ``n_items_ + i`` is
+        ``NOT negated_features_[i]``.
     negated_features_ : ndarray of int64
         The features that had a negated literal during fit (empty when
         negations were not used).
@@ -198,6 +264,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
+        "binarizer": [StrOptions({"auto", "passthrough"}), HasMethods(["fit_transform", "transform"])],
         "n_rules": [Interval(Integral, 1, None, closed="left")],
         "lam": [Interval(Real, 0, None, closed="left")],
         "quality": [StrOptions(set(QUALITIES))],
@@ -227,12 +294,13 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, *, n_rules=150, lam=0.1, quality="submodular", second_round=False, min_support=2,
+    def __init__(self, *, binarizer="auto", n_rules=150, lam=0.1, quality="submodular", second_round=False, min_support=2,
                  tol="auto", share_criterion="pool", patience=1, f1_patience="auto", min_head_length=1,
                  max_head_length=3, negations="auto", head_sampler="gh", tail_space="interpretable", n_tails=50,
                  n_heads_per_tail=10, gh_gamma=0.5, gh_epsilon=0.1, gh_seed="paper", gh_normalise=False,
                  alpha=0.8, max_clique_size=None, max_cliques=100_000, default_rule=True, random_state=None,
                  n_jobs=None, verbose=0):
+        self.binarizer = binarizer
         self.n_rules = n_rules
         self.lam = lam
         self.quality = quality
@@ -293,6 +361,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if hasattr(Y, "to_numpy"):  # pandas DataFrame or Series
             names = [str(c) for c in Y.columns] if getattr(Y, "ndim", 1) == 2 else None
             Y = Y.to_numpy()
+        _check_label_values(Y)
         if sp.issparse(Y):
             Y = sp.csr_array(Y)
             if Y.ndim != 2:
@@ -336,18 +405,24 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         return Yb, names, output
 
     # -- fit --------------------------------------------------------------------
-    def fit(self, X, Y, label_names=None):
-        """Learn a rule set from binary features ``X`` and labels ``Y``.
+    def fit(self, X, Y, label_names=None, feature_names=None):
+        """Learn a rule set from features ``X`` and labels ``Y``.
 
         Parameters
         ----------
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
-            Binary (0/1) features.  For continuous features, put a
-            :class:`corset.preprocessing.PercentileBinarizer` before the
-            classifier in a :class:`~sklearn.pipeline.Pipeline`.
+            Raw features: numeric (continuous, counts, 0/1), or in a
+            DataFrame also nominal (string or categorical columns).  They
+            are binarized as ``binarizer`` says.
         Y : array-like, sparse matrix or DataFrame of shape (n_samples, n_labels), or 1-D binary y
+            A 0/1 indicator matrix (a list of label lists must go through
+            :class:`sklearn.preprocessing.MultiLabelBinarizer` first).
         label_names : sequence of str, optional
             Names of the labels (default: Y's columns, else ``y0``, ``y1``...).
+        feature_names : sequence of str, optional
+            Names of X's columns when X is an array or a sparse matrix, e.g.
+            a loader's ``feature_names`` (default: ``x0``, ``x1``...; a
+            DataFrame's columns are its names).
 
         Returns
         -------
@@ -360,14 +435,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         params = self._check_params()
         if Y is None:
             raise ValueError("CorsetClassifier requires y to be passed, but the target y is None")
-        X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"), dtype=None, ensure_min_samples=1,
-                          ensure_min_features=1, reset=True, ensure_all_finite=True)
-        Xb = check_binary_matrix(X, "X")
+        _check_2d(X)
+        validate_data(self, X, skip_check_array=True, reset=True)
+        self.features_ = RawFeatures(self.binarizer)
+        Xb, self.feature_names_ = self.features_.fit_transform(X, feature_names)
+        self.n_items_ = Xb.shape[1]
         Yb, names, output = self._validate_y(Y, label_names)
         if Xb.shape[0] != Yb.shape[0]:
             raise ValueError(f"X and Y have different numbers of samples: {Xb.shape[0]} and {Yb.shape[0]}")
-        self.feature_names_ = (list(map(str, self.feature_names_in_)) if hasattr(self, "feature_names_in_")
-                               else [f"x{j}" for j in range(Xb.shape[1])])
         self.label_names_ = names if names is not None else [f"y{k}" for k in range(Yb.shape[1])]
         self.n_labels_ = Yb.shape[1]
         self._output = output
@@ -436,7 +511,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
     def _split_literals(self, head):
         """Literal ids of the fit's data -> (sorted feature ids, sorted negated feature ids)."""
-        p = self.n_features_in_
+        p = self.n_items_
         positive = tuple(int(f) for f in head if f < p)
         negated = tuple(sorted(int(self.negated_features_[f - p]) for f in head if f >= p))
         return positive, negated
@@ -514,10 +589,11 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
     # -- predict ----------------------------------------------------------------
     def _check_X(self, X):
+        """Raw X -> the binary items of the rules, as in fit."""
         check_is_fitted(self, "rules_")
-        X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"), dtype=None, reset=False,
-                          ensure_all_finite=True)
-        return check_binary_matrix(X, "X")
+        _check_2d(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        return self.features_.transform(X)
 
     @staticmethod
     def _literal_heads(Xb, rules):
@@ -664,6 +740,11 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                                   if isinstance(v, (int, float, str, bool, type(None)))})
         d["label_base_rates"] = [float(v) for v in self.label_base_rates_]
         d["negated_features"] = [int(f) for f in self.negated_features_]
+        binarizer = self.features_.binarizer_
+        if binarizer is not None and not hasattr(binarizer, "to_dict"):
+            raise ValueError(f"to_dict exports the binarization of corset's PercentileBinarizer; this model's "
+                             f"binarizer is a {type(binarizer).__name__}: pickle the model instead")
+        d["features"] = self.features_.to_dict()
         d["output"] = dict(self._output)
         if self._output["kind"] == "binary":
             d["output"]["classes"] = self.classes_.tolist()
@@ -686,7 +767,15 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         model.rules_ = [Rule.from_dict(r) for r in d["rules"]]
         model.feature_names_ = list(d["feature_names"])
         model.label_names_ = list(d["label_names"])
-        model.n_features_in_ = len(model.feature_names_)
+        if "features" in d:
+            model.features_ = RawFeatures.from_dict(d["features"])
+        else:   # saved before raw features were accepted: binary X, one item per column
+            model.features_ = RawFeatures.from_dict({"input_names": model.feature_names_,
+                                                     "nominal": [False] * len(model.feature_names_),
+                                                     "frame_categories": [None] * len(model.feature_names_),
+                                                     "binarizer": None})
+        model.n_features_in_ = len(model.features_.input_names_)
+        model.n_items_ = len(model.feature_names_)
         model.n_labels_ = len(model.label_names_)
         model.label_base_rates_ = np.asarray(d["label_base_rates"], dtype=np.float64)
         model.negated_features_ = np.asarray(d.get("negated_features", []), dtype=np.int64)

@@ -1,0 +1,213 @@
+"""Raw features in, binary items out: how CorsetClassifier reads the X its users hold.
+
+CORSET's rules are conjunctions of binary items.  Users hold continuous
+descriptors, nominal attributes (numbers, strings or pandas Categoricals) and
+word counts, as arrays, sparse matrices or DataFrames.  :class:`RawFeatures`
+turns any of them into the binary matrix the samplers read, and remembers how,
+so that ``predict`` and ``explain`` binarize new records the same way and the
+rules print in the data's own terms (``tempo>120.5``, ``genre=pop``,
+``cough``):
+
+* a DataFrame's categorical, string and object columns are nominal features
+  (their values are coded as indices into the categories seen in fit; a value
+  unseen in fit is no category at all, so all its indicators are 0);
+* data that is already binary (every value 0 or 1, no nominal column) is used
+  as it is, so binary input gives exactly the rules it gave before raw input
+  was accepted;
+* anything else goes through a :class:`~corset.preprocessing.PercentileBinarizer`
+  (numeric features cut at their training percentile, nominal ones one-hot).
+"""
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
+
+from .._validation import check_binary_matrix
+from ..preprocessing import PercentileBinarizer
+
+__all__ = ["RawFeatures"]
+
+BINARIZERS = ("auto", "passthrough")
+
+
+def _is_frame(X):
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
+
+
+def _nominal_dtype(dtype):
+    import pandas as pd
+
+    return (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype)
+            or pd.api.types.is_string_dtype(dtype))
+
+
+class RawFeatures:
+    """The fitted conversion of raw X into binary items (see the module docstring).
+
+    Parameters
+    ----------
+    binarizer : "auto", "passthrough" or a transformer
+        "auto": use X as it is when it is binary, else a
+        :class:`~corset.preprocessing.PercentileBinarizer` with its defaults;
+        "passthrough": X must be binary; a transformer (unfitted, e.g. a
+        configured ``PercentileBinarizer``): cloned and fitted on X.
+    """
+
+    def __init__(self, binarizer="auto"):
+        self.binarizer = binarizer
+
+    # -- fit ------------------------------------------------------------------
+    def fit_transform(self, X, feature_names=None):
+        """Fit on raw ``X``; return ``(binary CSR or array, item names)``.
+
+        ``feature_names`` names the columns of an array or sparse X.
+        """
+        values, names, nominal, categories = self._numeric(X, fit=True)
+        if feature_names is not None:
+            feature_names = [str(n) for n in feature_names]
+            if _is_frame(X):
+                raise ValueError("feature_names is for arrays and sparse matrices; a DataFrame's columns are "
+                                 "its names")
+            if len(feature_names) != values.shape[1]:
+                raise ValueError(f"feature_names has {len(feature_names)} names for {values.shape[1]} columns "
+                                 "of X")
+            names = feature_names
+        n_samples, n_features = values.shape
+        if n_samples < 1:
+            raise ValueError(f"Found array with 0 sample(s) (shape={values.shape}) while a minimum of 1 is "
+                             "required by CorsetClassifier.")
+        if n_features < 1:
+            raise ValueError(f"Found array with 0 feature(s) (shape={values.shape}) while a minimum of 1 is "
+                             "required by CorsetClassifier.")
+        self.input_names_ = names
+        self.nominal_ = nominal
+        self.frame_categories_ = categories
+        binarizer = self.binarizer
+        is_binary = not nominal.any() and self._all_binary(values)
+        if isinstance(binarizer, str) and binarizer == "passthrough" or (
+                isinstance(binarizer, str) and binarizer == "auto" and is_binary):
+            self.binarizer_ = None
+            Xb = check_binary_matrix(values, "X")
+            return Xb, list(names)
+        if isinstance(binarizer, str):
+            self.binarizer_ = PercentileBinarizer()
+        else:
+            self.binarizer_ = clone(binarizer)
+        if isinstance(self.binarizer_, PercentileBinarizer) and nominal.any():
+            if self.binarizer_.nominal_features is None and self.binarizer_.feature_types is None:
+                self.binarizer_.set_params(nominal_features=nominal)
+            if self.binarizer_.categories is None:
+                self.binarizer_.set_params(categories=[c if c is not None else None for c in categories])
+        Xb = self.binarizer_.fit_transform(values)
+        out_names = [str(n) for n in self.binarizer_.get_feature_names_out(names)]
+        return check_binary_matrix(Xb, "X"), out_names
+
+    def transform(self, X):
+        """Binarize new raw records the way ``fit_transform`` did."""
+        values, _, _, _ = self._numeric(X, fit=False)
+        if self.binarizer_ is None:
+            return check_binary_matrix(values, "X")
+        return check_binary_matrix(self.binarizer_.transform(values), "X")
+
+    # -- conversion to numbers ------------------------------------------------------
+    def _numeric(self, X, fit):
+        """``(values, input names, nominal mask, categories per column)``; nominal values as codes."""
+        if _is_frame(X):
+            return self._frame(X, fit)
+        if sp.issparse(X):
+            values = sp.csr_array(X)
+            if values.dtype.kind not in "biuf":
+                raise ValueError(f"X must hold numbers; got a sparse matrix of dtype {values.dtype}")
+            values = values.astype(np.float64)
+        else:
+            try:
+                values = np.asarray(X, dtype=np.float64)
+            except ValueError:
+                raise ValueError("X holds values that are not numbers: pass a pandas DataFrame, whose string "
+                                 "and categorical columns are read as nominal features") from None
+            if values.ndim != 2:
+                raise ValueError(f"X must be 2-D (n_samples, n_features); got shape {values.shape}")
+        n = values.shape[1]
+        names = [f"x{j}" for j in range(n)] if fit else self.input_names_
+        return values, names, np.zeros(n, dtype=bool), [None] * n
+
+    def _frame(self, X, fit):
+        import pandas as pd
+
+        names = [str(c) for c in X.columns]
+        if fit:
+            nominal = np.array([_nominal_dtype(t) for t in X.dtypes], dtype=bool)
+        else:
+            nominal = self.nominal_
+            if len(names) != len(nominal):
+                raise ValueError(f"X has {len(names)} columns; the model was fitted on {len(nominal)}")
+        if all(isinstance(t, pd.SparseDtype) for t in X.dtypes) and not nominal.any():
+            values = sp.csr_array(X.sparse.to_coo()).astype(np.float64)
+            return values, names, nominal, [None] * len(names)
+        columns, categories = [], []
+        for j, name in enumerate(names):
+            column = X.iloc[:, j]
+            if not nominal[j]:
+                try:
+                    columns.append(np.asarray(column, dtype=np.float64))
+                except (TypeError, ValueError):
+                    raise ValueError(f"column {name!r} of X holds values that are not numbers") from None
+                categories.append(None)
+                continue
+            if fit:
+                if isinstance(column.dtype, pd.CategoricalDtype):
+                    cats = [str(c) for c in column.cat.categories]
+                else:
+                    cats = sorted({str(v) for v in column.dropna()})
+                if column.isna().any():
+                    raise ValueError(f"column {name!r} of X holds a missing value; fill it in first (a missing "
+                                     "nominal value could be its own category, e.g. column.fillna('missing'))")
+            else:
+                cats = self.frame_categories_[j]
+            index = {c: i for i, c in enumerate(cats)}
+            # A value unseen in fit (or missing) is coded -1: no indicator of the column is set.
+            codes = np.fromiter((index.get(str(v), -1) if v == v else -1 for v in column), dtype=np.float64,
+                                count=len(column))
+            columns.append(codes)
+            categories.append(cats)
+        values = np.column_stack(columns) if columns else np.zeros((len(X), 0))
+        return values, names, nominal, categories
+
+    @staticmethod
+    def _all_binary(values):
+        data = values.data if sp.issparse(values) else values
+        return bool(np.all((data == 0) | (data == 1)))
+
+    # -- export -----------------------------------------------------------------
+    def to_dict(self):
+        return {
+            "input_names": list(self.input_names_),
+            "nominal": [bool(v) for v in self.nominal_],
+            "frame_categories": [None if c is None else list(c) for c in self.frame_categories_],
+            "binarizer": None if self.binarizer_ is None else self.binarizer_.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, d):
+        features = cls("auto")
+        features.input_names_ = list(d["input_names"])
+        features.nominal_ = np.asarray(d["nominal"], dtype=bool)
+        features.frame_categories_ = [None if c is None else list(c) for c in d["frame_categories"]]
+        binarizer = d.get("binarizer")
+        features.binarizer_ = None if binarizer is None else PercentileBinarizer.from_dict(binarizer)
+        return features
+
+
+def check_binarizer(binarizer):
+    """``binarizer`` must be "auto", "passthrough" or an object with fit_transform and transform."""
+    if isinstance(binarizer, str):
+        if binarizer not in BINARIZERS:
+            raise ValueError(f"The 'binarizer' parameter of CorsetClassifier must be one of {BINARIZERS} or a "
+                             f"transformer. Got {binarizer!r} instead.")
+        return binarizer
+    if isinstance(binarizer, numbers.Number) or not (hasattr(binarizer, "fit_transform")
+                                                     and hasattr(binarizer, "transform")):
+        raise ValueError(f"The 'binarizer' parameter of CorsetClassifier must be one of {BINARIZERS} or a "
+                         f"transformer with fit_transform and transform. Got {binarizer!r} instead.")
+    return binarizer

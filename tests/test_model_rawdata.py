@@ -1,0 +1,119 @@
+"""Raw data in, named rules out: CorsetClassifier on numeric, nominal, sparse and string features."""
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from corset.datasets import load_benchmark
+from corset.model import CorsetClassifier
+from corset.preprocessing import PercentileBinarizer
+
+NAMES = ["emotions", "birds", "medical", "enron", "CAL500", "corel5k", "bibtex"]
+
+
+def _predict_dense(model, X):
+    P = model.predict(X)
+    return P.toarray() if sp.issparse(P) else np.asarray(P)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("as_frame", [False, True])
+@pytest.mark.parametrize("name", NAMES)
+def test_raw_benchmark_in_named_rules_out(name, as_frame, data_dir):
+    train = load_benchmark(name, "train", data_home=data_dir, as_frame=as_frame)
+    test = load_benchmark(name, "test", data_home=data_dir, as_frame=as_frame)
+    names = {} if as_frame else {"feature_names": train.feature_names, "label_names": train.label_names}
+    model = CorsetClassifier(random_state=0, n_rules=30).fit(train.X, train.Y, **names)
+    assert 0 < len(model.rules_) <= 30
+    # Rules are printed in the data's own terms: its feature and label names.
+    label_names = set(train.label_names)
+    feature_names = set(train.feature_names)
+    for rule in model.rules_:
+        assert set(rule.tail_names) <= label_names
+        for item in rule.head_names + rule.negated_names:
+            base = item.split(">")[0].split("=")[0]
+            assert base in feature_names, item
+    numeric = [n for n, t in zip(train.feature_names, train.feature_types) if t == "numeric"]
+    if numeric:
+        assert model.features_.binarizer_ is not None
+        assert any(">" in item for rule in model.rules_ for item in rule.head_names + rule.negated_names)
+    # The JSON of the whole model, binarization included, predicts identically from raw X.
+    loaded = CorsetClassifier.from_json(model.to_json())
+    np.testing.assert_array_equal(_predict_dense(loaded, test.X), _predict_dense(model, test.X))
+    assert str(loaded) == str(model)
+    explained = model.explain(test.X.iloc[:3] if as_frame else test.X[:3])
+    assert len(explained) == 3
+
+
+@pytest.mark.realdata
+def test_binary_benchmarks_give_the_rules_of_the_binary_path(data_dir):
+    """On an all-binary data set the raw path changes nothing: the same rules as binarizer="passthrough"."""
+    train = load_benchmark("medical", "train", data_home=data_dir)
+    a = CorsetClassifier(random_state=0).fit(train.X, train.Y)
+    b = CorsetClassifier(random_state=0, binarizer="passthrough").fit(train.X, train.Y)
+    assert a.features_.binarizer_ is None
+    assert [(r.head, r.negated, r.tail) for r in a.rules_] == [(r.head, r.negated, r.tail) for r in b.rules_]
+
+
+@pytest.mark.realdata
+def test_cross_val_score_on_the_loaders_output(data_dir):
+    from sklearn.model_selection import cross_val_score
+
+    data = load_benchmark("emotions", "train", data_home=data_dir)
+    scores = cross_val_score(CorsetClassifier(random_state=0, n_rules=20), data.X, data.Y, cv=3,
+                             scoring="f1_micro")
+    assert scores.shape == (3,) and np.all(scores > 0.3)
+
+
+def test_string_and_categorical_columns_are_nominal_features():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    n = 300
+    genre = rng.choice(["pop", "rock", "jazz"], n)
+    tempo = rng.uniform(60, 180, n)
+    mood = pd.Categorical(rng.choice(["calm", "tense"], n))
+    X = pd.DataFrame({"genre": genre, "tempo": tempo, "mood": mood})
+    Y = pd.DataFrame({"dance": ((genre == "pop") & (tempo > 120)).astype(int),
+                      "relax": (np.asarray(mood) == "calm").astype(int)})
+    model = CorsetClassifier(random_state=0).fit(X, Y)
+    text = str(model)
+    assert "genre=pop" in text and "mood" in text and "THEN dance" in text
+    assert any(name.startswith("tempo>") for name in model.feature_names_)
+    assert {"genre=pop", "genre=rock", "genre=jazz"} <= set(model.feature_names_)
+    assert model.label_names_ == ["dance", "relax"]
+    # A value unseen in fit sets no indicator; predict never fails on it.
+    X_new = X.iloc[:5].copy()
+    X_new["genre"] = ["blues", "pop", "pop", "jazz", "folk"]
+    assert model.predict(X_new).shape == (5, 2)
+    loaded = CorsetClassifier.from_json(model.to_json())
+    np.testing.assert_array_equal(loaded.predict(X_new), model.predict(X_new))
+
+
+def test_a_configured_binarizer_is_used():
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(200, 4))
+    Y = (X[:, :2] > 0).astype(int)
+    model = CorsetClassifier(random_state=0, binarizer=PercentileBinarizer(percentile=50)).fit(X, Y)
+    assert model.features_.binarizer_.percentile == 50
+    assert all(">" in n for n in model.feature_names_)
+    with pytest.raises(ValueError, match="binary"):
+        CorsetClassifier(binarizer="passthrough").fit(X, Y)
+
+
+@pytest.mark.parametrize("Y, match", [
+    ([[0], [1, 2]] * 10, "MultiLabelBinarizer"),
+    (np.where(np.random.RandomState(1).rand(20, 3) > 0.5, 1, -1), "-1 and 1.*0/1 indicator"),
+    (np.r_[np.full((1, 3), np.nan), np.zeros((19, 3))], "NaN"),
+])
+def test_label_mistakes_get_one_clear_error(Y, match):
+    X = np.random.RandomState(0).rand(20, 3)
+    with pytest.raises(ValueError, match=match):
+        CorsetClassifier().fit(X, Y)
+
+
+def test_nan_in_x_names_the_column():
+    X = np.random.RandomState(0).rand(20, 3)
+    X[4, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN in column 'x2'"):
+        CorsetClassifier().fit(X, np.eye(20, 2, dtype=int))
