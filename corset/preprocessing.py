@@ -142,8 +142,18 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    percentile : float, default=90
-        The percentile, in [0, 100], at which numeric features are cut.
+    percentile : float or sequence of float, default=90
+        The percentile, in [0, 100], at which numeric features are cut; a
+        sequence cuts each numeric feature at several percentiles (e.g.
+        ``(10, 30, 50, 70, 90)``), one output column per distinct threshold
+        (ties between the percentiles of a column are merged).
+    n_quantiles : int >= 2 or None, default=None
+        Instead of ``percentile``: the ``n_quantiles - 1`` equally spaced
+        interior quantiles (4 gives the quartiles 25, 50, 75).
+    direction : {">", "both"}, default=">"
+        ">": one column ``f>t`` per threshold; "both": also its complement
+        ``f<=t`` right after it (``f>=t`` and ``f<t`` with ``inclusive``).
+        (CorsetClassifier's negated literals give the complements as well.)
     inclusive : bool, default=False
         If False, a numeric feature becomes 1 strictly above its percentile,
         as in the authors' code; if True, at or above it (the paper's wording,
@@ -257,9 +267,11 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     ['x0>0.4', 'x1', 'x2=0', 'x2=1', 'x2=2']
     """
 
-    def __init__(self, percentile=90, *, inclusive=False, nominal_features=None, feature_types=None,
-                 categories=None):
+    def __init__(self, percentile=90, *, n_quantiles=None, direction=">", inclusive=False, nominal_features=None,
+                 feature_types=None, categories=None):
         self.percentile = percentile
+        self.n_quantiles = n_quantiles
+        self.direction = direction
         self.inclusive = inclusive
         self.nominal_features = nominal_features
         self.feature_types = feature_types
@@ -274,17 +286,32 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------- parameter checks
+    def _percentiles(self):
+        """The percentiles to cut at, as a tuple of floats (one element in the paper's protocol)."""
+        if self.n_quantiles is not None:
+            k = self.n_quantiles
+            if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 2:
+                raise ValueError(f"n_quantiles must be an integer >= 2 or None; got {k!r}")
+            return tuple(100.0 * i / k for i in range(1, k))
+        values = self.percentile if isinstance(self.percentile, (list, tuple, np.ndarray)) else [self.percentile]
+        if len(values) == 0:
+            raise ValueError("percentile must be a number or a non-empty sequence of numbers in [0, 100]")
+        for p in values:
+            if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real):
+                raise TypeError(f"percentile must be a real number in [0, 100] or a sequence of them; got {p!r}")
+            if not 0 <= p <= 100:  # also rejects NaN
+                raise ValueError(f"percentile must be in [0, 100]; got {p!r}")
+        return tuple(float(p) for p in values)
+
     def _check_params(self):
-        p = self.percentile
-        if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real):
-            raise TypeError(f"percentile must be a real number in [0, 100]; got {p!r}")
-        if not 0 <= p <= 100:  # also rejects NaN
-            raise ValueError(f"percentile must be in [0, 100]; got {p!r}")
+        percentiles = self._percentiles()
+        if self.direction not in (">", "both"):
+            raise ValueError(f"direction must be '>' or 'both'; got {self.direction!r}")
         if not isinstance(self.inclusive, (bool, np.bool_)):
             raise TypeError(f"inclusive must be True or False; got {self.inclusive!r}")
         if self.nominal_features is not None and self.feature_types is not None:
             raise ValueError("give either nominal_features or feature_types, not both")
-        return float(p), bool(self.inclusive)
+        return percentiles, bool(self.inclusive)
 
     def _column_index(self, key, n_features, what):
         """Index of the column named or numbered ``key``; the error names ``what``."""
@@ -416,8 +443,13 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         numeric = np.flatnonzero(~nominal)
         kinds[numeric] = np.where(is01[numeric], KIND_BINARY, KIND_THRESHOLD)
         to_cut = numeric[~is01[numeric]]
+        percentiles = percentile
+        cuts = [None] * n_features
         for block, values in _column_blocks(X, to_cut):
-            thresholds[block] = np.percentile(values, percentile, axis=0)
+            levels = np.percentile(values, percentiles, axis=0)   # (n_percentiles, len(block))
+            thresholds[block] = levels[0]
+            for i, j in enumerate(block):
+                cuts[j] = np.unique(levels[:, i])
 
         # Nominal columns: kept when coded 0/1, one-hot otherwise.  Columns known
         # to be binary (the usual case of sparse files) need no pass over their values.
@@ -449,10 +481,17 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 categories[j] = np.arange(n_values, dtype=np.float64)
                 value_names[j] = [str(v) for v in values]
 
-        widths = np.array([1 if c is None else len(c) for c in categories], dtype=np.int64)
+        # One percentile and ">" only: one column per threshold column, as in the paper's protocol.
+        self._single = len(percentiles) == 1 and self.direction == ">"
+        per_cut = 2 if self.direction == "both" else 1
+        widths = np.array([len(c) if c is not None else (per_cut * len(cuts[j]) if cuts[j] is not None
+                                                          and not self._single else 1)
+                           for j, c in enumerate(categories)], dtype=np.int64)
+        self._cuts = cuts
+        self._per_cut = per_cut
         self.feature_kinds_ = kinds.astype(str)
         self._nominal = nominal
-        self.thresholds_ = thresholds
+        self.thresholds_ = thresholds if self._single else [c for c in cuts]
         self.categories_ = categories
         self._value_names = value_names
         self._inclusive = inclusive
@@ -526,13 +565,20 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             for block, values in _column_blocks(X, binary):
                 out[:, start[block]] = self._binary_values(values, block)
             cut = np.flatnonzero(kinds == KIND_THRESHOLD)
-            for block, values in _column_blocks(X, cut):
-                out[:, start[block]] = compare(values, self.thresholds_[block])
+            if self._single:
+                for block, values in _column_blocks(X, cut):
+                    out[:, start[block]] = compare(values, self.thresholds_[block])
+            else:
+                for block, values in _column_blocks(X, cut):
+                    for i, j in enumerate(block):
+                        self._write_cuts(out, slice(None), start[j], values[:, i], j, compare)
             for j in one_hot:
                 rows, pos = self._one_hot_hits(X[:, j], j)
                 out[rows, start[j] + pos] = 1
             return out
 
+        if not self._single:
+            return self._binarize_sparse_cuts(X, compare)
         # Sparse: binary columns, and threshold columns that map 0 to 0, are
         # binarized entry by entry; only the others are densified, one at a time.
         cut = kinds == KIND_THRESHOLD
@@ -558,6 +604,48 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         container = sp.csr_matrix if isinstance(X, sp.spmatrix) else sp.csr_array
         out = container((np.ones(rows.size, dtype=np.uint8), (rows, cols)),
                         shape=(n_samples, self.n_features_out_))
+        out.sort_indices()
+        return out
+
+    def _write_cuts(self, out, rows, first, column, j, compare):
+        """The columns of threshold column ``j`` (several cuts, maybe both directions) into ``out``."""
+        k = first
+        for t in self._cuts[j]:
+            above = compare(column, t)
+            out[rows, k] = above
+            k += 1
+            if self._per_cut == 2:
+                out[rows, k] = ~above
+                k += 1
+
+    def _binarize_sparse_cuts(self, X, compare):
+        """Sparse input with several cuts per column: binary and one-hot columns as usual, the
+        threshold columns one at a time (densified), into a CSR output."""
+        n_samples = X.shape[0]
+        kinds = self.feature_kinds_
+        start = self._out_start
+        rows, cols = [], []
+        entry_col = _entry_columns(X)
+        is_binary = (kinds == KIND_BINARY)[entry_col]
+        keep = np.zeros(X.data.shape[0], dtype=bool)
+        keep[is_binary] = self._binary_values(X.data[is_binary], entry_col[is_binary])
+        rows.append(X.indices[keep])
+        cols.append(start[entry_col[keep]])
+        for j in np.flatnonzero(kinds == KIND_THRESHOLD):
+            width = start[j + 1] - start[j]
+            block = np.zeros((n_samples, width), dtype=bool)
+            self._write_cuts(block, slice(None), 0, _dense_column(X, j), j, compare)
+            r, c = np.nonzero(block)
+            rows.append(r)
+            cols.append(start[j] + c)
+        for j in np.flatnonzero(kinds == KIND_ONE_HOT):
+            hit, pos = self._one_hot_hits(_dense_column(X, j), j)
+            rows.append(hit)
+            cols.append(start[j] + pos)
+        rows = np.concatenate(rows)
+        cols = np.concatenate(cols)
+        container = sp.csr_matrix if isinstance(X, sp.spmatrix) else sp.csr_array
+        out = container((np.ones(rows.size, dtype=np.uint8), (rows, cols)), shape=(n_samples, self.n_features_out_))
         out.sort_indices()
         return out
 
@@ -594,7 +682,13 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         names = []
         for j, name in enumerate(input_names):
             kind = self.feature_kinds_[j]
-            if kind == KIND_THRESHOLD:
+            if kind == KIND_THRESHOLD and not self._single:
+                below = "<" if self._inclusive else "<="
+                for t in self._cuts[j]:
+                    names.append(f"{name}{relation}{_format_threshold(t)}")
+                    if self._per_cut == 2:
+                        names.append(f"{name}{below}{_format_threshold(t)}")
+            elif kind == KIND_THRESHOLD:
                 names.append(f"{name}{relation}{_format_threshold(self.thresholds_[j])}")
             elif kind == KIND_ONE_HOT:
                 names.extend(f"{name}={value}" for value in self._value_names[j])
@@ -633,13 +727,16 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             return [None if not np.isfinite(v) else float(v) for v in values]
 
         return {
-            "params": {"percentile": float(self.percentile), "inclusive": bool(self.inclusive)},
+            "params": {"percentile": list(self._percentiles()), "direction": self.direction,
+                       "inclusive": bool(self.inclusive)},
+            "single": bool(self._single),
+            "cuts": [None if c is None else floats(c) for c in self._cuts],
             "n_features_in": int(self.n_features_in_),
             "feature_names_in": (None if getattr(self, "feature_names_in_", None) is None
                                  else [str(n) for n in self.feature_names_in_]),
             "feature_kinds": [str(k) for k in self.feature_kinds_],
             "nominal": [bool(v) for v in self._nominal],
-            "thresholds": floats(self.thresholds_),
+            "thresholds": floats(self.thresholds_) if self._single else None,
             "categories": [None if c is None else floats(c) for c in self.categories_],
             "value_names": [v if v is None or isinstance(v, str) else list(v) for v in self._value_names],
             "positive_rate": floats(self.positive_rate_),
@@ -649,23 +746,34 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     def from_dict(cls, d):
         """A fitted binarizer from :meth:`to_dict`'s output; it transforms identically."""
         try:
-            b = cls(percentile=d["params"]["percentile"], inclusive=d["params"]["inclusive"])
+            percentile = d["params"]["percentile"]
+            b = cls(percentile=percentile[0] if isinstance(percentile, list) and len(percentile) == 1 else percentile,
+                    direction=d["params"].get("direction", ">"), inclusive=d["params"]["inclusive"])
             b.n_features_in_ = int(d["n_features_in"])
             if d.get("feature_names_in") is not None:
                 b.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)
             b.feature_kinds_ = np.asarray(d["feature_kinds"], dtype=str)
             b._nominal = np.asarray(d["nominal"], dtype=bool)
-            b.thresholds_ = np.asarray([np.nan if v is None else v for v in d["thresholds"]], dtype=np.float64)
+            b._single = bool(d.get("single", True))
+            b._per_cut = 2 if b.direction == "both" else 1
+            b._cuts = [None if c is None else np.asarray(c, dtype=np.float64)
+                       for c in d.get("cuts", [None] * int(d["n_features_in"]))]
+            if b._single:
+                b.thresholds_ = np.asarray([np.nan if v is None else v for v in d["thresholds"]], dtype=np.float64)
+            else:
+                b.thresholds_ = list(b._cuts)
             b.categories_ = [None if c is None else np.asarray(c, dtype=np.float64) for c in d["categories"]]
             b._value_names = list(d["value_names"])
             b._inclusive = bool(d["params"]["inclusive"])
-            widths = [1 if c is None else len(c) for c in b.categories_]
+            widths = [len(c) if c is not None else (b._per_cut * len(b._cuts[j]) if b._cuts[j] is not None
+                                                    and not b._single else 1)
+                      for j, c in enumerate(b.categories_)]
             b._out_start = np.concatenate(([0], np.cumsum(widths))).astype(np.int64)
             b.n_features_out_ = int(b._out_start[-1])
             b.positive_rate_ = np.asarray(d["positive_rate"], dtype=np.float64)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a PercentileBinarizer dict: {exc!r}") from exc
-        if not (len(b.feature_kinds_) == len(b._nominal) == len(b.thresholds_) == len(b.categories_)
+        if not (len(b.feature_kinds_) == len(b._nominal) == len(b._cuts) == len(b.categories_)
                 == b.n_features_in_):
             raise ValueError("not a PercentileBinarizer dict: its per-column lists differ in length")
         constant = (b.positive_rate_ == 0) | (b.positive_rate_ == 1)

@@ -522,3 +522,51 @@ def test_loader_bunch_feeds_the_binarizer(data_dir):
     np.testing.assert_array_equal(Xt, expected.transform(X_arff))
     np.testing.assert_array_equal(by_list.fit_transform(data.X), expected.transform(X_arff))
     assert by_frame.get_feature_names_out().tolist() == by_list.get_feature_names_out(data.feature_names).tolist()
+
+
+@pytest.mark.parametrize("kwargs", [dict(percentile=(10, 30, 50, 70, 90)), dict(n_quantiles=4),
+                                    dict(percentile=(25, 75), direction="both"),
+                                    dict(percentile=(20, 60), direction="both", inclusive=True)])
+@pytest.mark.parametrize("seed", range(3))
+def test_several_thresholds_per_feature(kwargs, seed):
+    import json
+
+    rng = np.random.RandomState(seed)
+    X = np.column_stack([rng.normal(size=80), rng.poisson(1.0, 80), rng.randint(0, 2, 80), rng.randint(0, 3, 80)])
+    X = X.astype(float)
+    b = PercentileBinarizer(nominal_features=[3], **kwargs).fit(X)
+    percentiles = kwargs.get("percentile") or [100 * i / kwargs["n_quantiles"] for i in range(1, kwargs["n_quantiles"])]
+    compare = np.greater_equal if kwargs.get("inclusive") else np.greater
+    both = kwargs.get("direction") == "both"
+    expected, names = [], []
+    for j in range(4):
+        if j == 2:
+            expected.append(X[:, 2] > 0)
+            names.append("x2")
+        elif j == 3:
+            for v in (0, 1, 2):
+                expected.append(X[:, 3] == v)
+                names.append(f"x3={v}")
+        else:
+            for t in np.unique(np.percentile(X[:, j], percentiles)):
+                expected.append(compare(X[:, j], t))
+                if both:
+                    expected.append(~compare(X[:, j], t))
+    expected = np.column_stack(expected).astype(np.uint8)
+    out = b.transform(X)
+    np.testing.assert_array_equal(out, expected)
+    np.testing.assert_array_equal(b.transform(sp.csr_array(X)).toarray(), expected)
+    assert len(b.get_feature_names_out()) == expected.shape[1] == b.n_features_out_
+    assert all(n in b.get_feature_names_out() for n in names)
+    again = PercentileBinarizer.from_dict(json.loads(json.dumps(b.to_dict())))
+    np.testing.assert_array_equal(again.transform(X), out)
+    assert list(again.get_feature_names_out()) == list(b.get_feature_names_out())
+
+
+def test_bad_threshold_options():
+    X = np.random.RandomState(0).rand(10, 2)
+    for kwargs, error in [(dict(percentile=()), ValueError), (dict(percentile=(10, 120)), ValueError),
+                          (dict(n_quantiles=1), ValueError), (dict(direction="<"), ValueError),
+                          (dict(percentile=("a",)), TypeError)]:
+        with pytest.raises(error):
+            PercentileBinarizer(**kwargs).fit(X)
