@@ -117,3 +117,32 @@ def test_nan_in_x_names_the_column():
     X[4, 2] = np.nan
     with pytest.raises(ValueError, match="NaN in column 'x2'"):
         CorsetClassifier().fit(X, np.eye(20, 2, dtype=int))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rule_stats_and_rules_by_label_against_brute_force(seed):
+    from corset.datasets import make_rule_data
+
+    data = make_rule_data(n_records=300, n_features=20, n_labels=6, noise=0.05, random_state=seed)
+    X, Y = data.X.toarray(), data.Y.toarray()
+    model = CorsetClassifier(random_state=seed).fit(X[:200], Y[:200])
+    stats = model.rule_stats(X[200:], Y[200:])
+    explained = model.explain(X[200:])
+    Yt = Y[200:]
+    assert len(stats["rule"]) == len(model.rules_)
+    for j, rule in enumerate(model.rules_):
+        fired = np.array([any(r is rule for r in rules) for rules in explained])
+        assert stats["support"][j] == fired.sum()
+        hits = [int(Yt[fired, k].sum()) for k in rule.tail]
+        n = fired.sum()
+        assert stats["precision"][j] == pytest.approx(sum(hits) / (n * len(rule.tail)) if n else 0.0)
+        total = sum(int(Yt[:, k].sum()) for k in rule.tail)
+        assert stats["recall"][j] == pytest.approx(sum(hits) / total if total else 0.0)
+        assert stats["rule"][j].startswith("IF ") and stats["rule"][j].endswith(", ".join(rule.tail_names))
+    groups = model.rules_by_label()
+    assert list(groups) == model.label_names_
+    for name, rules in groups.items():
+        assert all(name in r.tail_names for r in rules)
+        assert len(rules) == sum(name in r.tail_names for r in model.rules_)
+    with pytest.raises(ValueError, match="Y must have shape"):
+        model.rule_stats(X[200:], Y[200:, :3])

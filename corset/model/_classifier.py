@@ -725,6 +725,68 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         return [[self.rules_[j] for j in fired.indices[fired.indptr[i]:fired.indptr[i + 1]]]
                 for i in range(Xb.shape[0])]
 
+    def rule_stats(self, X, Y):
+        """How each rule does on given records: support, and precision and recall of its labels.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            Raw features, as in :meth:`fit`.
+        Y : array-like, sparse matrix or DataFrame of shape (n_samples, n_labels)
+            Their 0/1 labels.
+
+        Returns
+        -------
+        dict of lists, one entry per rule of ``rules_``
+            ``rule`` (its text), ``support`` (records where it fires),
+            ``precision`` (the share of the (record, label) pairs it predicts
+            that are true: ``|fired ∩ D[{k}]|`` summed over its labels k,
+            over ``support · |T|``; 0 when it never fires), ``recall`` (the
+            share of the occurrences of its labels that it predicts),
+            ``label_precision`` and ``label_recall`` (per label of its tail).
+            ``pandas.DataFrame(model.rule_stats(X, Y))`` shows it as a table.
+        """
+        from ._export import head_text
+
+        Xb = self._check_X(X)
+        Yb, _, _ = self._validate_y_like(Y)
+        if Yb.shape != (Xb.shape[0], self.n_labels_):
+            raise ValueError(f"Y must have shape ({Xb.shape[0]}, {self.n_labels_}); got {Yb.shape}")
+        fired = sp.csc_array(self._fired(Xb))
+        Ycsc = sp.csc_array(Yb)
+        label_counts = np.diff(Ycsc.indptr)
+        out = {"rule": [], "support": [], "precision": [], "recall": [], "label_precision": [], "label_recall": []}
+        for j, rule in enumerate(self.rules_):
+            rows = fired.indices[fired.indptr[j]:fired.indptr[j + 1]]
+            hits = [int(np.isin(Ycsc.indices[Ycsc.indptr[k]:Ycsc.indptr[k + 1]], rows).sum()) for k in rule.tail]
+            n = rows.size
+            total = sum(int(label_counts[k]) for k in rule.tail)
+            out["rule"].append(f"IF {head_text(rule)} THEN {', '.join(rule.tail_names)}")
+            out["support"].append(int(n))
+            out["precision"].append(sum(hits) / (n * len(rule.tail)) if n else 0.0)
+            out["recall"].append(sum(hits) / total if total else 0.0)
+            out["label_precision"].append([h / n if n else 0.0 for h in hits])
+            out["label_recall"].append([h / int(label_counts[k]) if label_counts[k] else 0.0
+                                        for h, k in zip(hits, rule.tail)])
+        return out
+
+    def _validate_y_like(self, Y):
+        """Y of given records as a 0/1 CSR, with the checks of fit (names and output kind ignored)."""
+        saved = getattr(self, "classes_", None)
+        try:
+            return self._validate_y(Y, None)
+        finally:
+            self.classes_ = saved
+
+    def rules_by_label(self):
+        """The rules grouped by the labels they predict: ``{label name: [Rule, ...]}``, labels in order."""
+        check_is_fitted(self, "rules_")
+        groups = {name: [] for name in self.label_names_}
+        for rule in self.rules_:
+            for name in rule.tail_names:
+                groups[name].append(rule)
+        return groups
+
     # -- showing and exporting ------------------------------------------------------
     def __str__(self):
         if not hasattr(self, "rules_"):
