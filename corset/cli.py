@@ -1,4 +1,15 @@
-"""The ``corset`` command line: ``corset demo`` and ``corset info``.
+"""The ``corset`` command line: fit, inspect, apply and evaluate rule sets on one's own data.
+
+``corset fit TRAIN`` learns a rule set from an ARFF file (MULAN with its XML,
+or MEKA's ``-C``), a CSV file with its label columns named by ``--labels``,
+or an svmlight/LIBSVM multi-label file, prints the rules and writes the model
+(its JSON export, binarization included); ``corset rules MODEL`` prints them
+again (text, JSON or CSV; by label); ``corset predict MODEL DATA`` writes one
+row per record with the label names as columns; ``corset evaluate MODEL
+TEST`` prints micro/macro/sample F1, Hamming loss, subset accuracy, the
+number of rules and their mean length.  A bad path, a malformed file or a
+label count that does not fit is one line on standard error naming the file,
+and a non-zero exit status.
 
 ``corset demo`` generates a synthetic data set from known rules (the paper's
 generator, :func:`corset.datasets.make_rule_data`), prints its summary and
@@ -9,7 +20,15 @@ training part and prints the rules it learnt and its micro-F1 on the rest.
 their sizes, from a scan of the file headers (no parsing).
 """
 import argparse
+import json
 import sys
+from pathlib import Path
+
+SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm")
+
+
+class CommandError(Exception):
+    """A user error of the command line: printed as one line, exit status 2."""
 
 
 
@@ -130,6 +149,199 @@ def _run_info(args, out):
     return 0
 
 
+
+# -- reading one's own data ------------------------------------------------------------
+def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=None, n_features=None):
+    """``(X, Y, feature_names, label_names)`` of an ARFF, CSV or svmlight file; Y may be None.
+
+    ``label_names`` (a fitted model's) finds the labels of a file by name when
+    no label option is given: the label columns of a CSV, or the first or
+    last attributes of an ARFF file.  ``n_features`` (a fitted model's) is
+    the width of an svmlight file, whose records may not reach its last
+    feature.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CommandError(f"{path}: no such file")
+    name = path.name.lower()
+    if name.endswith(".csv"):
+        return _read_csv(path, labels, label_names)
+    if name.endswith(SVMLIGHT_SUFFIXES):
+        return _read_svmlight(path, label_names, n_features)
+    if name.endswith((".arff", ".arff.gz")):
+        return _read_arff(path, label_xml, n_labels, label_names)
+    raise CommandError(f"{path}: unknown file type (expected .arff, .arff.gz, .csv, "
+                       f"{', '.join(SVMLIGHT_SUFFIXES)})")
+
+
+def _read_arff(path, label_xml, n_labels, label_names):
+    from .datasets import load_arff
+
+    try:
+        if label_xml is None and n_labels is None and label_names is not None:
+            # A model's labels: MULAN puts them last, MEKA first.
+            for count in (-len(label_names), len(label_names)):
+                data = load_arff(path, n_labels=count, as_frame=True)
+                if data.label_names == list(label_names):
+                    break
+            else:
+                raise CommandError(f"{path}: the model's labels ({', '.join(label_names[:3])}, ...) are neither "
+                                   f"the first nor the last {len(label_names)} attributes; give --label-xml")
+        else:
+            data = load_arff(path, label_xml=label_xml, n_labels=n_labels, as_frame=True)
+    except (ValueError, FileNotFoundError) as exc:
+        raise CommandError(str(exc)) from None
+    return data.X, data.Y, data.feature_names, data.label_names
+
+
+def _read_csv(path, labels, label_names):
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path)
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise CommandError(f"{path}: not a readable CSV file: {exc}") from None
+    if labels is None and label_names is None:
+        raise CommandError(f"{path}: name the label columns of a CSV file with --labels COL,...")
+    wanted = list(labels) if labels is not None else list(label_names)
+    missing = [c for c in wanted if c not in frame.columns]
+    if labels is not None and missing:
+        raise CommandError(f"{path}: no column {missing[0]!r} (--labels); the columns are "
+                           f"{', '.join(map(str, frame.columns[:10]))}{', ...' if frame.shape[1] > 10 else ''}")
+    present = [c for c in wanted if c in frame.columns]
+    Y = frame[present] if present and not missing else None
+    X = frame.drop(columns=present)
+    return X, Y, [str(c) for c in X.columns], [str(c) for c in wanted]
+
+
+def _read_svmlight(path, label_names, n_features=None):
+    import numpy as np
+    from sklearn.datasets import load_svmlight_file
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    try:
+        X, y = load_svmlight_file(str(path), multilabel=True, n_features=n_features)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CommandError(f"{path}: not a readable svmlight/LIBSVM file: {exc}") from None
+    if label_names is not None:
+        classes = [int(n) if str(n).lstrip("-").isdigit() else n for n in label_names]
+        binarizer = MultiLabelBinarizer(classes=classes)
+    else:
+        binarizer = MultiLabelBinarizer()
+    Y = binarizer.fit_transform([tuple(int(v) for v in labels) for labels in y]).astype(np.uint8)
+    names = [str(c) for c in binarizer.classes_]
+    return X, Y, [f"x{j}" for j in range(X.shape[1])], names
+
+
+def _load_model(path):
+    from .model import CorsetClassifier
+
+    path = Path(path)
+    if not path.is_file():
+        raise CommandError(f"{path}: no such file")
+    try:
+        return CorsetClassifier.from_json(path.read_text())
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CommandError(f"{path}: not a corset model file: {exc}") from None
+
+
+# -- the subcommands -----------------------------------------------------------------------
+def _run_fit(args, out):
+    from .model import CorsetClassifier
+
+    labels = args.labels.split(",") if args.labels else None
+    X, Y, feature_names, label_names = _read_data(args.train, label_xml=args.label_xml, n_labels=args.n_labels,
+                                                  labels=labels)
+    if Y is None:
+        raise CommandError(f"{args.train}: no label columns found")
+    params = {"random_state": args.seed, "verbose": 0 if args.quiet else 1}
+    if args.n_rules is not None:
+        params["n_rules"] = args.n_rules
+    if args.lam is not None:
+        params["lam"] = args.lam
+    if args.head_sampler is not None:
+        params["head_sampler"] = args.head_sampler
+    model = CorsetClassifier(**params)
+    names = {} if hasattr(X, "columns") else {"feature_names": feature_names}
+    model.fit(X, Y, label_names=None if hasattr(Y, "columns") else label_names, **names)
+    print(model, file=out)
+    if args.output:
+        Path(args.output).write_text(model.to_json(indent=1))
+        print(f"model written to {args.output}", file=out)
+    return 0
+
+
+def _run_rules(args, out):
+    model = _load_model(args.model)
+    if args.format == "json":
+        print(json.dumps(model.to_dict()["rules"], indent=1), file=out)
+        return 0
+    if args.format == "csv":
+        import csv
+
+        writer = csv.writer(out)
+        writer.writerow(["rule", "head", "tail", "support", "precision"])
+        for i, rule in enumerate(model.rules_, 1):
+            from .model._export import head_text
+
+            writer.writerow([i, head_text(rule), ";".join(rule.tail_names), rule.support, f"{rule.precision:.4f}"])
+        return 0
+    from .model._export import format_rule
+
+    if args.by_label:
+        for label, rules in model.rules_by_label().items():
+            print(f"{label} ({len(rules)} rules)", file=out)
+            for rule in rules:
+                print(f"  {format_rule(rule)}", file=out)
+        return 0
+    print(model, file=out)
+    return 0
+
+
+def _run_predict(args, out):
+    import pandas as pd
+
+    model = _load_model(args.model)
+    X, _, feature_names, _ = _read_data(args.data, label_xml=args.label_xml, n_labels=args.n_labels,
+                                        label_names=model.label_names_, n_features=model.n_features_in_)
+    predicted = model.predict(X)
+    predicted = predicted.toarray() if hasattr(predicted, "toarray") else predicted
+    frame = pd.DataFrame(predicted.astype(int), columns=model.label_names_)
+    if args.output:
+        frame.to_csv(args.output, index=False)
+        print(f"{frame.shape[0]} predictions written to {args.output}", file=out)
+    else:
+        frame.to_csv(out, index=False)
+    return 0
+
+
+def _run_evaluate(args, out):
+    import numpy as np
+    from sklearn.metrics import accuracy_score, f1_score, hamming_loss
+
+    model = _load_model(args.model)
+    X, Y, _, _ = _read_data(args.test, label_xml=args.label_xml, n_labels=args.n_labels,
+                            label_names=model.label_names_, n_features=model.n_features_in_)
+    if Y is None:
+        raise CommandError(f"{args.test}: the model's label columns are not in the file")
+    Y = np.asarray(Y.to_numpy() if hasattr(Y, "to_numpy") else (Y.toarray() if hasattr(Y, "toarray") else Y))
+    P = model.predict(X)
+    P = np.asarray(P.toarray() if hasattr(P, "toarray") else P)
+    lengths = [r.n_literals for r in model.rules_]
+    rows = [("micro-F1", f1_score(Y, P, average="micro", zero_division=0)),
+            ("macro-F1", f1_score(Y, P, average="macro", zero_division=0)),
+            ("sample-F1", f1_score(Y, P, average="samples", zero_division=0)),
+            ("Hamming loss", hamming_loss(Y, P)),
+            ("subset accuracy", accuracy_score(Y, P)),
+            ("rules", len(model.rules_)),
+            ("mean rule length", float(np.mean(lengths)) if lengths else 0.0)]
+    print(f"{args.test}: {Y.shape[0]} records, {Y.shape[1]} labels", file=out)
+    for name, value in rows:
+        shown = f"{value:d}" if isinstance(value, int) else f"{value:.4f}"
+        print(f"  {name:<17} {shown:>8}", file=out)
+    return 0
+
+
 def _non_negative_share(text):
     value = float(text)
     if not 0.0 <= value <= 1.0:
@@ -145,8 +357,11 @@ def _positive_int(text):
 
 
 def build_parser():
-    """The argument parser of the ``corset`` command (subcommands ``demo`` and ``info``)."""
+    """The argument parser of the ``corset`` command."""
+    from . import __version__
+
     parser = argparse.ArgumentParser(prog="corset", description="Concise and interpretable multi-label rule sets.")
+    parser.add_argument("--version", action="version", version=f"corset {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="generate a synthetic data set from known rules and show it",
@@ -171,6 +386,49 @@ def build_parser():
     info.add_argument("--data-home", default=None, metavar="DIR",
                       help="data folder (default: the CORSET_DATA environment variable)")
     info.set_defaults(run=_run_info)
+
+    def label_options(sub):
+        group = sub.add_mutually_exclusive_group()
+        group.add_argument("--label-xml", metavar="FILE", help="MULAN XML file naming the labels of an ARFF file")
+        group.add_argument("--n-labels", type=int, metavar="N",
+                           help="ARFF without XML: the first N attributes are labels (-N: the last N)")
+
+    fit = commands.add_parser("fit", help="learn a rule set from a data file and write the model",
+                              description="Learn a rule set from TRAIN (ARFF, CSV or svmlight), print it and "
+                                          "write the model as JSON.")
+    fit.add_argument("train", metavar="TRAIN", help="training data (.arff, .arff.gz, .csv, .svm/.libsvm)")
+    label_options(fit)
+    fit.add_argument("--labels", metavar="COL,...", help="CSV: the label columns")
+    fit.add_argument("-o", "--output", metavar="MODEL.json", help="write the model here")
+    fit.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    fit.add_argument("--n-rules", type=_positive_int, metavar="K", help="rule budget (default 150)")
+    fit.add_argument("--lam", type=float, metavar="L", help="weight of diversity (default 0.1)")
+    fit.add_argument("--head-sampler", metavar="NAME", help="gh (default), surs, cftp or rejection")
+    fit.add_argument("--quiet", action="store_true", help="no progress bar")
+    fit.set_defaults(run=_run_fit)
+
+    rules = commands.add_parser("rules", help="print the rules of a model",
+                                description="Print the rules of a model written by 'corset fit'.")
+    rules.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    rules.add_argument("--by-label", action="store_true", help="group the rules by the labels they predict")
+    rules.add_argument("--format", choices=("text", "json", "csv"), default="text", help="output format")
+    rules.set_defaults(run=_run_rules)
+
+    predict = commands.add_parser("predict", help="predict the labels of the records of a data file",
+                                  description="One row per record of DATA, one 0/1 column per label.")
+    predict.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    predict.add_argument("data", metavar="DATA", help="data file (label columns, if any, are ignored)")
+    label_options(predict)
+    predict.add_argument("-o", "--output", metavar="FILE.csv", help="write the predictions here")
+    predict.set_defaults(run=_run_predict)
+
+    evaluate = commands.add_parser("evaluate", help="score a model on labelled data",
+                                   description="Micro/macro/sample F1, Hamming loss, subset accuracy, number "
+                                               "of rules and mean rule length on TEST.")
+    evaluate.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    evaluate.add_argument("test", metavar="TEST", help="labelled data file")
+    label_options(evaluate)
+    evaluate.set_defaults(run=_run_evaluate)
     return parser
 
 
@@ -183,7 +441,13 @@ def main(argv=None):
         return 2
     try:
         return args.run(args, sys.stdout)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except BrokenPipeError:
+        # The reader stopped early (``corset rules MODEL | head``): not an error of ours.
+        sys.stdout = None
+        return 0
+    except CommandError as exc:
+        parser.exit(2, f"corset {args.command}: error: {exc}\n")
+    except (ValueError, TypeError, FileNotFoundError, OSError) as exc:
         parser.exit(2, f"corset {args.command}: error: {exc}\n")
 
 

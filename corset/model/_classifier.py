@@ -837,6 +837,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                                                      "frame_categories": [None] * len(model.feature_names_),
                                                      "binarizer": None})
         model.n_features_in_ = len(model.features_.input_names_)
+        if model.features_.frame_:
+            model.feature_names_in_ = np.asarray(model.features_.input_names_, dtype=object)
         model.n_items_ = len(model.feature_names_)
         model.n_labels_ = len(model.label_names_)
         model.label_base_rates_ = np.asarray(d["label_base_rates"], dtype=np.float64)

@@ -64,6 +64,7 @@ class RawFeatures:
         ``feature_names`` names the columns of an array or sparse X.
         """
         values, names, nominal, categories = self._numeric(X, fit=True)
+        self.frame_ = _is_frame(X)
         if feature_names is not None:
             feature_names = [str(n) for n in feature_names]
             if _is_frame(X):
@@ -182,6 +183,7 @@ class RawFeatures:
     # -- export -----------------------------------------------------------------
     def to_dict(self):
         return {
+            "frame": bool(getattr(self, "frame_", False)),
             "input_names": list(self.input_names_),
             "nominal": [bool(v) for v in self.nominal_],
             "frame_categories": [None if c is None else list(c) for c in self.frame_categories_],
@@ -191,6 +193,7 @@ class RawFeatures:
     @classmethod
     def from_dict(cls, d):
         features = cls("auto")
+        features.frame_ = bool(d.get("frame", False))
         features.input_names_ = list(d["input_names"])
         features.nominal_ = np.asarray(d["nominal"], dtype=bool)
         features.frame_categories_ = [None if c is None else list(c) for c in d["frame_categories"]]

@@ -1,0 +1,106 @@
+"""The command line on one's own data, run as a user runs it: fit -> rules -> predict -> evaluate."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from corset.datasets import make_rule_data
+
+
+def corset(*args, cwd):
+    """Run ``corset ARGS`` in a child process (outside the source tree: the installed package)."""
+    return subprocess.run([sys.executable, "-m", "corset.cli", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+def _synthetic_frames(seed=0):
+    pd = pytest.importorskip("pandas")
+    data = make_rule_data(n_records=300, n_features=15, n_labels=5, noise=0.02, random_state=seed)
+    X = pd.DataFrame(data.X.toarray(), columns=[f"f{j}" for j in range(15)])
+    X["colour"] = np.random.RandomState(seed).choice(["red", "green", "blue"], 300)
+    Y = pd.DataFrame(data.Y.toarray(), columns=[f"l{k}" for k in range(5)])
+    return pd.concat([X, Y], axis=1)
+
+
+def test_csv_fit_rules_predict_evaluate(tmp_path):
+    frame = _synthetic_frames()
+    frame.iloc[:200].to_csv(tmp_path / "train.csv", index=False)
+    frame.iloc[200:].to_csv(tmp_path / "test.csv", index=False)
+    labels = ",".join(f"l{k}" for k in range(5))
+    fit = corset("fit", "train.csv", "--labels", labels, "-o", "model.json", "--quiet", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    assert "CorsetClassifier:" in fit.stdout and "THEN l" in fit.stdout
+    rules = corset("rules", "model.json", "--format", "json", cwd=tmp_path)
+    assert rules.returncode == 0 and len(json.loads(rules.stdout)) >= 1
+    by_label = corset("rules", "model.json", "--by-label", cwd=tmp_path)
+    assert by_label.returncode == 0 and by_label.stdout.startswith("l0 (")
+    predict = corset("predict", "model.json", "test.csv", "-o", "pred.csv", cwd=tmp_path)
+    assert predict.returncode == 0, predict.stderr
+    import pandas as pd
+
+    pred = pd.read_csv(tmp_path / "pred.csv")
+    assert list(pred.columns) == [f"l{k}" for k in range(5)] and len(pred) == 100
+    evaluate = corset("evaluate", "model.json", "test.csv", cwd=tmp_path)
+    assert evaluate.returncode == 0, evaluate.stderr
+    micro = float(next(line.split()[-1] for line in evaluate.stdout.splitlines() if "micro-F1" in line))
+    from sklearn.metrics import f1_score
+
+    truth = frame.iloc[200:][[f"l{k}" for k in range(5)]].to_numpy()
+    assert micro == pytest.approx(f1_score(truth, pred.to_numpy(), average="micro"), abs=1e-4)
+
+
+def test_svmlight_fit_and_evaluate(tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+
+    data = make_rule_data(n_records=300, n_features=15, n_labels=5, random_state=1)
+    X, Y = data.X.toarray().astype(np.float64), data.Y.toarray().astype(np.int64)
+    dump_svmlight_file(X[:200], Y[:200], str(tmp_path / "train.svm"), multilabel=True)
+    dump_svmlight_file(X[200:], Y[200:], str(tmp_path / "test.svm"), multilabel=True)
+    fit = corset("fit", "train.svm", "-o", "model.json", "--quiet", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    evaluate = corset("evaluate", "model.json", "test.svm", cwd=tmp_path)
+    assert evaluate.returncode == 0, evaluate.stderr
+    assert "subset accuracy" in evaluate.stdout
+
+
+@pytest.mark.realdata
+def test_arff_session_on_a_benchmark(tmp_path, data_dir):
+    folder = data_dir / "emotions"
+    fit = corset("fit", folder / "emotions-train.arff", "--label-xml", folder / "emotions.xml", "-o", "m.json",
+                 "--quiet", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    assert "THEN" in fit.stdout and "relaxing-calm" in fit.stdout
+    evaluate = corset("evaluate", "m.json", folder / "emotions-test.arff", cwd=tmp_path)
+    assert evaluate.returncode == 0 and "Warning" not in evaluate.stderr, evaluate.stderr
+    assert "micro-F1" in evaluate.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (("fit", "missing.arff", "--n-labels", "2"), "missing.arff: no such file"),
+    (("fit", "bad.arff", "--n-labels", "2"), "bad.arff is not a valid ARFF file"),
+    (("fit", "small.arff", "--n-labels", "9"), "n_labels = 9 does not fit"),
+    (("fit", "train.csv"), "--labels"),
+    (("fit", "train.csv", "--labels", "nope"), "no column 'nope'"),
+    (("evaluate", "missing.json", "train.csv"), "missing.json: no such file"),
+    (("rules", "bad.arff"), "not a corset model file"),
+    (("fit", "data.xlsx"), "unknown file type"),
+])
+def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
+    (tmp_path / "bad.arff").write_text("this is not ARFF\n")
+    (tmp_path / "small.arff").write_text("@relation r\n@attribute a numeric\n@attribute y {0,1}\n@data\n1,0\n2,1\n")
+    (tmp_path / "train.csv").write_text("a,b\n1,0\n0,1\n")
+    (tmp_path / "data.xlsx").write_text("x")
+    result = corset(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_version_and_help(tmp_path):
+    version = corset("--version", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("corset ")
+    helped = corset("--help", cwd=tmp_path)
+    for command in ("fit", "rules", "predict", "evaluate", "demo", "info"):
+        assert command in helped.stdout
