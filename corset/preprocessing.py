@@ -154,6 +154,12 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         ">": one column ``f>t`` per threshold; "both": also its complement
         ``f<=t`` right after it (``f>=t`` and ``f<t`` with ``inclusive``).
         (CorsetClassifier's negated literals give the complements as well.)
+    zeros : {"include", "presence"}, default="include"
+        "include": the zeros of a column take part in its percentiles (the
+        paper's protocol).  "presence", for counts such as word counts,
+        where most entries are 0: a column holding zeros and positive values
+        gets a presence literal ``f>0`` plus its percentiles computed over
+        its non-zero values only (``f>2``: more than twice).
     inclusive : bool, default=False
         If False, a numeric feature becomes 1 strictly above its percentile,
         as in the authors' code; if True, at or above it (the paper's wording,
@@ -267,8 +273,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     ['x0>0.4', 'x1', 'x2=0', 'x2=1', 'x2=2']
     """
 
-    def __init__(self, percentile=90, *, n_quantiles=None, direction=">", inclusive=False, nominal_features=None,
-                 feature_types=None, categories=None):
+    def __init__(self, percentile=90, *, n_quantiles=None, direction=">", zeros="include", inclusive=False,
+                 nominal_features=None, feature_types=None, categories=None):
+        self.zeros = zeros
         self.percentile = percentile
         self.n_quantiles = n_quantiles
         self.direction = direction
@@ -307,6 +314,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         percentiles = self._percentiles()
         if self.direction not in (">", "both"):
             raise ValueError(f"direction must be '>' or 'both'; got {self.direction!r}")
+        if self.zeros not in ("include", "presence"):
+            raise ValueError(f"zeros must be 'include' or 'presence'; got {self.zeros!r}")
         if not isinstance(self.inclusive, (bool, np.bool_)):
             raise TypeError(f"inclusive must be True or False; got {self.inclusive!r}")
         if self.nominal_features is not None and self.feature_types is not None:
@@ -450,6 +459,11 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             thresholds[block] = levels[0]
             for i, j in enumerate(block):
                 cuts[j] = np.unique(levels[:, i])
+                if self.zeros == "presence":
+                    column = values[:, i]
+                    nonzero = column[column != 0]
+                    if nonzero.size and nonzero.size < column.size:
+                        cuts[j] = np.unique(np.concatenate(([0.0], np.percentile(nonzero, percentiles))))
 
         # Nominal columns: kept when coded 0/1, one-hot otherwise.  Columns known
         # to be binary (the usual case of sparse files) need no pass over their values.
@@ -482,7 +496,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 value_names[j] = [str(v) for v in values]
 
         # One percentile and ">" only: one column per threshold column, as in the paper's protocol.
-        self._single = len(percentiles) == 1 and self.direction == ">"
+        self._single = len(percentiles) == 1 and self.direction == ">" and self.zeros == "include"
         per_cut = 2 if self.direction == "both" else 1
         widths = np.array([len(c) if c is not None else (per_cut * len(cuts[j]) if cuts[j] is not None
                                                           and not self._single else 1)
@@ -727,7 +741,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             return [None if not np.isfinite(v) else float(v) for v in values]
 
         return {
-            "params": {"percentile": list(self._percentiles()), "direction": self.direction,
+            "params": {"percentile": list(self._percentiles()), "direction": self.direction, "zeros": self.zeros,
                        "inclusive": bool(self.inclusive)},
             "single": bool(self._single),
             "cuts": [None if c is None else floats(c) for c in self._cuts],
@@ -748,7 +762,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         try:
             percentile = d["params"]["percentile"]
             b = cls(percentile=percentile[0] if isinstance(percentile, list) and len(percentile) == 1 else percentile,
-                    direction=d["params"].get("direction", ">"), inclusive=d["params"]["inclusive"])
+                    direction=d["params"].get("direction", ">"), zeros=d["params"].get("zeros", "include"),
+                    inclusive=d["params"]["inclusive"])
             b.n_features_in_ = int(d["n_features_in"])
             if d.get("feature_names_in") is not None:
                 b.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)

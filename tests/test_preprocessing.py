@@ -570,3 +570,31 @@ def test_bad_threshold_options():
                           (dict(percentile=("a",)), TypeError)]:
         with pytest.raises(error):
             PercentileBinarizer(**kwargs).fit(X)
+
+
+def test_zeros_presence_for_counts():
+    rng = np.random.RandomState(0)
+    counts = rng.poisson(0.3, size=(200, 3)) * rng.randint(1, 5, size=(200, 3))
+    counts = counts.astype(float)
+    b = PercentileBinarizer(zeros="presence").fit(counts)
+    for j in range(3):
+        nonzero = counts[:, j][counts[:, j] != 0]
+        expected = np.unique(np.concatenate(([0.0], [np.percentile(nonzero, 90)])))
+        np.testing.assert_array_equal(b.thresholds_[j], expected)
+    names = list(b.get_feature_names_out())
+    assert names[0] == "x0>0"
+    out = b.transform(counts)
+    np.testing.assert_array_equal(out[:, 0], counts[:, 0] > 0)
+    np.testing.assert_array_equal(b.transform(sp.csr_array(counts)).toarray(), out)
+    with pytest.raises(ValueError, match="zeros"):
+        PercentileBinarizer(zeros="drop").fit(counts)
+
+
+def test_the_classifier_reads_sparse_counts_as_presence_and_counts():
+    from corset.model import CorsetClassifier
+
+    rng = np.random.RandomState(1)
+    counts = sp.csr_array(rng.poisson(0.4, size=(300, 8)).astype(float))
+    Y = (counts.toarray()[:, :2] > 0).astype(int)
+    model = CorsetClassifier(random_state=0).fit(counts, Y)
+    assert "x0>0" in model.feature_names_ and "x1>0" in model.feature_names_

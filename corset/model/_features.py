@@ -15,7 +15,9 @@ rules print in the data's own terms (``tempo>120.5``, ``genre=pop``,
   as it is, so binary input gives exactly the rules it gave before raw input
   was accepted;
 * anything else goes through a :class:`~corset.preprocessing.PercentileBinarizer`
-  (numeric features cut at their training percentile, nominal ones one-hot).
+  (numeric features cut at their training 90th percentile, nominal ones
+  one-hot; for sparse counts, a presence literal ``f>0`` plus the 90th
+  percentile of the non-zero values).
 """
 import numbers
 
@@ -92,7 +94,8 @@ class RawFeatures:
             Xb = check_binary_matrix(values, "X")
             return Xb, list(names)
         if isinstance(binarizer, str):
-            self.binarizer_ = PercentileBinarizer()
+            # Sparse counts (word counts): presence, and thresholds on the non-zero values.
+            self.binarizer_ = PercentileBinarizer(zeros="presence" if sp.issparse(values) else "include")
         else:
             self.binarizer_ = clone(binarizer)
         if isinstance(self.binarizer_, PercentileBinarizer) and nominal.any():
