@@ -342,6 +342,55 @@ def _run_evaluate(args, out):
     return 0
 
 
+def _run_plot(args, out):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise CommandError("corset plot needs matplotlib: pip install 'corset[plot]'") from None
+    from .plotting import plot_rule_graph, plot_rule_stats
+
+    model = _load_model(args.model)
+    if not str(args.output).lower().endswith((".png", ".svg", ".pdf")):
+        raise CommandError(f"{args.output}: the picture must be a .png, .svg or .pdf file")
+    if args.kind == "graph":
+        ax = plot_rule_graph(model, max_rules=args.max_rules)
+    else:
+        ax = plot_rule_stats(model)
+    ax.figure.tight_layout()
+    ax.figure.savefig(args.output, dpi=100)
+    plt.close(ax.figure)
+    print(f"picture written to {args.output}", file=out)
+    return 0
+
+
+def _run_cv(args, out):
+    import numpy as np
+    from sklearn.model_selection import KFold, cross_validate
+
+    from .model import CorsetClassifier
+
+    labels = args.labels.split(",") if args.labels else None
+    X, Y, feature_names, label_names = _read_data(args.data, label_xml=args.label_xml, n_labels=args.n_labels,
+                                                  labels=labels)
+    if Y is None:
+        raise CommandError(f"{args.data}: no label columns found")
+    scoring = {"micro-F1": "f1_micro", "macro-F1": "f1_macro", "sample-F1": "f1_samples"}
+    folds = KFold(n_splits=args.folds, shuffle=True, random_state=args.seed)
+    result = cross_validate(CorsetClassifier(random_state=args.seed), X, Y, cv=folds, scoring=scoring,
+                            return_estimator=True)
+    print(f"{args.data}: {args.folds}-fold cross-validation (seed {args.seed})", file=out)
+    for name in scoring:
+        values = result[f"test_{name}"]
+        print(f"  {name:<12} {values.mean():.4f} ± {values.std():.4f}", file=out)
+    rules = [len(m.rules_) for m in result["estimator"]]
+    print(f"  {'rules':<12} {np.mean(rules):.1f} ± {np.std(rules):.1f}", file=out)
+    print(f"  {'fit s':<12} {result['fit_time'].mean():.3f}", file=out)
+    return 0
+
+
 def _non_negative_share(text):
     value = float(text)
     if not 0.0 <= value <= 1.0:
@@ -429,6 +478,25 @@ def build_parser():
     evaluate.add_argument("test", metavar="TEST", help="labelled data file")
     label_options(evaluate)
     evaluate.set_defaults(run=_run_evaluate)
+
+    cv = commands.add_parser("cv", help="cross-validate the default classifier on a data file",
+                             description="K-fold cross-validation of CorsetClassifier's defaults on DATA.")
+    cv.add_argument("data", metavar="DATA", help="labelled data file")
+    label_options(cv)
+    cv.add_argument("--labels", metavar="COL,...", help="CSV: the label columns")
+    cv.add_argument("--folds", type=_positive_int, default=5, metavar="K", help="number of folds (default 5)")
+    cv.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    cv.set_defaults(run=_run_cv)
+
+    plot = commands.add_parser("plot", help="draw a model's rules (needs matplotlib)",
+                               description="Draw the rule graph (labels above, items below, one colour per "
+                                           "rule) or each rule's support and precision.")
+    plot.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    plot.add_argument("-o", "--output", required=True, metavar="FILE.png", help="picture file (.png, .svg, .pdf)")
+    plot.add_argument("--kind", choices=("graph", "stats"), default="graph", help="what to draw (default graph)")
+    plot.add_argument("--max-rules", type=_positive_int, default=50, metavar="N",
+                      help="rules in the graph (default 50)")
+    plot.set_defaults(run=_run_plot)
     return parser
 
 

@@ -104,3 +104,20 @@ def test_version_and_help(tmp_path):
     helped = corset("--help", cwd=tmp_path)
     for command in ("fit", "rules", "predict", "evaluate", "demo", "info"):
         assert command in helped.stdout
+
+
+def test_plot_and_cv(tmp_path):
+    pytest.importorskip("matplotlib")
+    frame = _synthetic_frames(2)
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    labels = ",".join(f"l{k}" for k in range(5))
+    assert corset("fit", "data.csv", "--labels", labels, "-o", "m.json", "--quiet", cwd=tmp_path).returncode == 0
+    for kind in ("graph", "stats"):
+        result = corset("plot", "m.json", "-o", f"{kind}.png", "--kind", kind, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert (tmp_path / f"{kind}.png").read_bytes()[:4] == b"\x89PNG"
+    bad = corset("plot", "m.json", "-o", "picture.txt", cwd=tmp_path)
+    assert bad.returncode == 2 and "png" in bad.stderr
+    cv = corset("cv", "data.csv", "--labels", labels, "--folds", "3", cwd=tmp_path)
+    assert cv.returncode == 0, cv.stderr
+    assert "micro-F1" in cv.stdout and "±" in cv.stdout
