@@ -725,6 +725,17 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         return [[self.rules_[j] for j in fired.indices[fired.indptr[i]:fired.indptr[i + 1]]]
                 for i in range(Xb.shape[0])]
 
+    def score(self, X, y, sample_weight=None):
+        """Subset accuracy on ``(X, y)``: the share of records whose predicted label set is exactly right.
+
+        scikit-learn's default score of a classifier (for multi-label data,
+        every label of a record must be right).  Rule sets are usually
+        compared by micro-F1 instead:
+        ``sklearn.metrics.f1_score(Y, model.predict(X), average="micro")``,
+        or ``scoring="f1_micro"`` in scikit-learn's model selection.
+        """
+        return super().score(X, y, sample_weight=sample_weight)
+
     def rule_stats(self, X, Y):
         """How each rule does on given records: support, and precision and recall of its labels.
 
