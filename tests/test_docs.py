@@ -7,7 +7,7 @@ import pytest
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
-@pytest.mark.parametrize("page", ["guide.rst"])
+@pytest.mark.parametrize("page", ["guide.rst", "model.rst"])
 def test_documentation_examples_run(page):
     pytest.importorskip("pandas")
     path = DOCS / page
@@ -15,4 +15,4 @@ def test_documentation_examples_run(page):
         pytest.skip(f"{path} not found (tests run outside a source checkout)")
     result = doctest.testfile(str(path), module_relative=False,
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 10 and result.failed == 0
+    assert result.attempted >= 6 and result.failed == 0
