@@ -5,6 +5,13 @@ Usage (from the repository root)::
     python asv_bench/compare_boomer.py                              # emotions, medical, enron
     python asv_bench/compare_boomer.py --datasets bibtex --repeats 1
     python asv_bench/compare_boomer.py --datasets emotions birds --seed 1
+    python asv_bench/compare_boomer.py --boomer-python /path/to/py312-venv/bin/python
+
+With ``--boomer-python``, BOOMER runs in that interpreter
+(``boomer_child.py``; mlrl-boomer 0.15.6 needs Python >= 3.12, while
+corset keeps supporting 3.11): corset's ``--repeats`` fits are timed here,
+then BOOMER's in the child on the same matrices (saved to a temporary
+``.npz``), data set by data set, so both blocks run in the same minute.
 
 Dataset by dataset, the official training split is binarized as in the
 paper's protocol (``common.binarized_benchmark``: numeric features 1
@@ -14,7 +21,8 @@ BOOMER, corset, BOOMER, ...) so that a slow spell of the machine hits both:
 
 * corset: ``CorsetClassifier(random_state=seed)``, every other parameter at
   its default (single-threaded: ``n_jobs=None`` is one thread);
-* BOOMER: ``mlrl.boosting.BoomerClassifier`` of mlrl-boomer 0.12.3 with
+* BOOMER: ``mlrl.boosting.BoomerClassifier`` (mlrl-boomer 0.15.6 on Python
+  >= 3.12, 0.12.3 on 3.11: the ``bench`` extra installs the newest that fits) with
   ``max_rules=1000`` (the paper's baseline; the count includes BOOMER's
   default rule), ``parallel_rule_refinement="false"`` and
   ``parallel_statistic_update="false"`` (its fit on one thread), and
@@ -77,9 +85,43 @@ def timed_fit(estimator, X, Y):
     return time.perf_counter() - start
 
 
-def compare(name, repeats, seed):
+def boomer_in_child(python, X_train, Y_train, X_test, Y_test, repeats, seed):
+    """(fit times, test micro-F1, version) of BOOMER fitted by ``python`` on the same matrices."""
+    import json
+    import subprocess
+    import tempfile
+
+    import numpy as np
+    import scipy.sparse as sp
+
+    Xtr, Xte = sp.csr_matrix(X_train), sp.csr_matrix(X_test)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "matrices.npz"
+        np.savez(path, xtr_data=Xtr.data, xtr_indices=Xtr.indices, xtr_indptr=Xtr.indptr,
+                 xtr_shape=np.array(Xtr.shape), xte_data=Xte.data, xte_indices=Xte.indices,
+                 xte_indptr=Xte.indptr, xte_shape=np.array(Xte.shape), ytr=np.asarray(Y_train),
+                 yte=np.asarray(Y_test))
+        child = Path(__file__).resolve().parent / "boomer_child.py"
+        done = subprocess.run([python, str(child), str(path), str(repeats), str(seed)], capture_output=True,
+                              text=True, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["times"], result["f1"], result["version"]
+
+
+def compare(name, repeats, seed, boomer_python=None):
     """One row of the table: fits alternately, medians, ratio, test micro-F1."""
     X_train, Y_train, X_test, Y_test = binarized_benchmark(name)
+    if boomer_python is not None:
+        corset_times, corset_model = [], None
+        for _ in range(repeats):
+            corset_model = make_corset(seed)
+            corset_times.append(timed_fit(corset_model, X_train, Y_train))
+        boomer_times, boomer_f1, _ = boomer_in_child(boomer_python, X_train, Y_train, X_test, Y_test, repeats,
+                                                     seed)
+        corset_s, boomer_s = statistics.median(corset_times), statistics.median(boomer_times)
+        return [name, f"{corset_s:.3f}", f"{boomer_s:.3f}", f"{corset_s / boomer_s:.2f}",
+                f"{micro_f1(Y_test, corset_model.predict(X_test)):.3f}", str(len(corset_model.rules_)),
+                f"{boomer_f1:.3f}"]
     corset_times, boomer_times = [], []
     corset_model = boomer_model = None
     for _ in range(repeats):
@@ -106,16 +148,20 @@ def main(argv=None):
                         help="fits of each learner per dataset, alternating; default: %(default)s")
     parser.add_argument("--seed", type=int, default=SEED,
                         help="random_state of corset (BOOMER gets seed + 1); default: %(default)s")
+    parser.add_argument("--boomer-python", metavar="PATH", default=None,
+                        help="run BOOMER in this interpreter (e.g. a Python 3.12 venv with mlrl-boomer 0.15.6)")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats must be >= 1; got {args.repeats}")
     if args.seed < 0:
         parser.error(f"--seed must be >= 0; got {args.seed}")
     try:
-        import mlrl.boosting  # noqa: F401
+        if args.boomer_python is None:
+            import mlrl.boosting  # noqa: F401
     except ImportError as exc:
         print(f"compare_boomer: BOOMER is not installed ({exc}).\n"
-              "Install the benchmark extra, which pins mlrl-boomer 0.12.3:  pip install .[bench]",
+              "Install the benchmark extra (mlrl-boomer 0.15.6 on Python >= 3.12, 0.12.3 on 3.11): "
+              "pip install .[bench], or pass --boomer-python with a Python 3.12 venv holding mlrl-boomer 0.15.6",
               file=sys.stderr)
         return 2
     if data_home() is None:
@@ -128,7 +174,7 @@ def main(argv=None):
     print(format_row(["-" * w for w in WIDTHS]))
     for name in args.datasets:
         # A row as soon as it is ready: slow datasets show progress.
-        print(format_row(compare(name, args.repeats, args.seed)), flush=True)
+        print(format_row(compare(name, args.repeats, args.seed, args.boomer_python)), flush=True)
     return 0
 
 

@@ -1,0 +1,48 @@
+"""Time BOOMER's fit in this interpreter on matrices another process saved (for compare_boomer.py).
+
+Usage::
+
+    /path/to/python3.12/venv/bin/python asv_bench/boomer_child.py MATRICES.npz REPEATS SEED
+
+``MATRICES.npz`` holds the binarized training and test matrices (CSR parts
+``xtr_*``, ``ytr``, ``xte_*``, ``yte``).  Prints one JSON line: the fit times
+(wall clock of ``fit`` only), BOOMER's version, the number of rules of the
+last fit and its test micro-F1.  This file imports nothing of corset, so that
+it runs in an environment where only mlrl-boomer (e.g. 0.15.6, which needs
+Python >= 3.12) is installed.
+"""
+import json
+import sys
+import time
+from importlib.metadata import version
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.metrics import f1_score
+
+BOOMER_RULES = 1000
+
+
+def main(argv):
+    path, repeats, seed = argv[0], int(argv[1]), int(argv[2])
+    from mlrl.boosting import BoomerClassifier
+
+    with np.load(path) as f:
+        X_train = sp.csr_matrix((f["xtr_data"], f["xtr_indices"], f["xtr_indptr"]), shape=tuple(f["xtr_shape"]))
+        X_test = sp.csr_matrix((f["xte_data"], f["xte_indices"], f["xte_indptr"]), shape=tuple(f["xte_shape"]))
+        Y_train, Y_test = f["ytr"], f["yte"]
+    times, model = [], None
+    for _ in range(repeats):
+        model = BoomerClassifier(max_rules=BOOMER_RULES, parallel_rule_refinement="false",
+                                 parallel_statistic_update="false", random_state=seed + 1)
+        start = time.perf_counter()
+        model.fit(X_train, Y_train)
+        times.append(time.perf_counter() - start)
+    predicted = model.predict(X_test)
+    predicted = predicted.toarray() if sp.issparse(predicted) else np.asarray(predicted)
+    f1 = float(f1_score(Y_test, predicted, average="micro", zero_division=0))
+    print(json.dumps({"times": times, "version": version("mlrl-boomer"), "f1": f1}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
