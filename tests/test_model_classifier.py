@@ -401,3 +401,26 @@ def test_a_model_saved_with_the_old_gh_names_loads(synthetic):
     loaded = CorsetClassifier.from_dict(d)
     assert loaded.gh_gamma == 0.7 and loaded.gh_epsilon == 0.1
     assert (loaded.predict(X) != clf.predict(X)).nnz == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pruning_redundant_rules_changes_no_prediction(seed):
+    data = make_rule_data(n_records=600, n_features=25, n_labels=20, noise=0.02, random_state=seed)
+    X, Y = data.X.toarray(), data.Y.toarray()
+    pruned = CorsetClassifier(random_state=seed).fit(X[:400], Y[:400])
+    full = CorsetClassifier(random_state=seed, prune_redundant=False).fit(X[:400], Y[:400])
+    np.testing.assert_array_equal(pruned.predict(X), full.predict(X))
+    assert len(pruned.rules_) <= len(full.rules_)
+    assert [r.position for r in pruned.rules_] == list(range(len(pruned.rules_)))
+    # No kept rule is dominated by another kept rule.
+    for a in pruned.rules_:
+        for b in pruned.rules_:
+            if a is not b:
+                assert not (set(b.head) <= set(a.head) and set(b.negated) <= set(a.negated)
+                            and set(b.tail) >= set(a.tail))
+    # Every dropped rule is dominated by a kept one.
+    kept = {(r.head, r.negated, r.tail) for r in pruned.rules_}
+    for r in full.rules_:
+        if (r.head, r.negated, r.tail) not in kept:
+            assert any(set(k.head) <= set(r.head) and set(k.negated) <= set(r.negated) and set(k.tail) >= set(r.tail)
+                       for k in pruned.rules_)

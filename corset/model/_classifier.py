@@ -70,6 +70,25 @@ def _check_label_values(Y):
                              "'label absent', e.g. (Y > 0).astype(int)")
 
 
+def _without_redundant(rules):
+    """The rules without those that change no prediction, renumbered.
+
+    Rule j is redundant when another rule k fires wherever j does (its
+    literals are a subset of j's) and predicts every label j predicts (its
+    tail a superset of j's): the union of the tails that fire is the same
+    with or without j.  Domination is a strict partial order, so dropping
+    every dominated rule keeps, for each of them, a maximal rule that
+    dominates it: predictions are unchanged.
+    """
+    import dataclasses
+
+    keys = [(frozenset(r.head) | frozenset(("not", f) for f in r.negated), frozenset(r.tail)) for r in rules]
+    kept = [j for j, (head, tail) in enumerate(keys)
+            if not any(k != j and keys[k] != keys[j] and keys[k][0] <= head and keys[k][1] >= tail
+                       for k in range(len(keys)))]
+    return [dataclasses.replace(rules[j], position=i) for i, j in enumerate(kept)]
+
+
 def _check_2d(X):
     """A 1-D X gets scikit-learn's usual message (a single sample or a single feature?)."""
     if sp.issparse(X) or hasattr(X, "columns"):
@@ -108,6 +127,13 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         (e.g. a configured ``PercentileBinarizer``) is cloned and fitted on
         X.  The fitted one is ``features_.binarizer_``; ``predict`` and
         ``explain`` apply it to raw X, and rules print in the data's units.
+    prune_redundant : bool, default=True
+        **Beyond the paper.**  Drop a selected rule when another one fires
+        wherever it does (a subset of its literals) and predicts every
+        label it predicts (a superset of its tail): it changes no
+        prediction.  ``predict`` gives the same labels either way (the
+        scores of ``predict_proba`` may differ: they come from the best
+        rule that fires); ``selection_`` keeps every selected rule.
     n_rules : int, default=150
         **Selection.**  The rule budget (the paper's experiments use at most
         150), the default rule included.
@@ -265,6 +291,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "binarizer": [StrOptions({"auto", "passthrough"}), HasMethods(["fit_transform", "transform"])],
+        "prune_redundant": ["boolean"],
         "n_rules": [Interval(Integral, 1, None, closed="left")],
         "lam": [Interval(Real, 0, None, closed="left")],
         "quality": [StrOptions(set(QUALITIES))],
@@ -294,13 +321,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, *, binarizer="auto", n_rules=150, lam=0.1, quality="submodular", second_round=False, min_support=2,
+    def __init__(self, *, binarizer="auto", prune_redundant=True, n_rules=150, lam=0.1, quality="submodular", second_round=False, min_support=2,
                  tol="auto", share_criterion="pool", patience=1, f1_patience="auto", min_head_length=1,
                  max_head_length=3, negations="auto", head_sampler="gh", tail_space="interpretable", n_tails=50,
                  n_heads_per_tail=10, gh_gamma=0.5, gh_epsilon=0.1, gh_seed="paper", gh_normalise=False,
                  alpha=0.8, max_clique_size=None, max_cliques=100_000, default_rule=True, random_state=None,
                  n_jobs=None, verbose=0):
         self.binarizer = binarizer
+        self.prune_redundant = prune_redundant
         self.n_rules = n_rules
         self.lam = lam
         self.quality = quality
@@ -486,6 +514,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 bar.close()
         self.selection_ = result
         self.rules_ = self._make_rules(data, result)
+        if self.prune_redundant:
+            self.rules_ = _without_redundant(self.rules_)
         if self.default_rule and len(self.rules_) < params["n_rules"]:
             default = self._make_default_rule(data, Yb)
             if default is not None:
