@@ -114,6 +114,20 @@ class Coverage:
                             duplicates="keep")
         return [self.add(head, tail) for head, tail in rules]
 
+    def uncovered_area(self, tail):
+        """a_ℛ(T) = Σ over the records D carrying ``tail`` of |T ∩ U_D| (eq. relarea for tails), an exact int.
+
+        ``tail``: sorted label ids (int32 array or tuple), not validated here.
+        """
+        tail = np.asarray(tail, dtype=INDEX_DTYPE)
+        indptr, ids = self._y_indptr, self._y_ids
+        total = 0
+        for r in self.data.tail_support(tail):
+            start, stop = indptr[r], indptr[r + 1]
+            in_tail = np.isin(ids[start:stop], tail)
+            total += int(np.count_nonzero(in_tail & (self.covered[start:stop] == 0)))
+        return total
+
     def touched_records(self, start):
         """The records whose coverage rules ``start, start + 1, ...`` changed (sorted, unique int32).
 

@@ -22,16 +22,9 @@ from .._ext import _surs, _weighted
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
 from .._validation import check_positive_int, check_seed, draw_seeds
 from ..binarydata import _Index
-from ..labelspace import (
-    contained_sets,
-)
+from ..labelspace import contained_sets
 from ._common import cached_per_tail, check_data, check_n, check_tail, new_tail_cache
-from ._errors import (
-    NoDiscriminativeHeadError,
-    NoNegativeRecordsError,
-    ProposalLimitError,
-    SamplingError,
-)
+from ._errors import NoDiscriminativeHeadError, NoNegativeRecordsError, ProposalLimitError, SamplingError
 from ._head_exact import DEFAULT_MAX_PROPOSALS, _csr_positions, check_head_lengths
 from ._protocol import HeadMethodSampler
 from ._spaces import _STATUS_MESSAGES, _nonempty, _set_tuple, build_space

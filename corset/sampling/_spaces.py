@@ -18,13 +18,9 @@ taken ready-made as ``family``.  A graph too dense for the caps raises
 
 import numpy as np
 
-from ..labelspace import (
-    DEFAULT_MAX_SETS,
-    SetFamily,
-    interpretable_space,
-)
+from ..labelspace import DEFAULT_MAX_SETS, SetFamily, interpretable_space
 
-#: Defaults of the clique parameters (section enhanced_sampling; the authors' research code used α = 0.8 for both graphs).
+#: Defaults of the clique parameters (section enhanced_sampling; α = 0.8 for both graphs, as the authors ran it).
 DEFAULT_ALPHA = 0.8
 DEFAULT_EDGE_PROBABILITY = "symmetrised"
 

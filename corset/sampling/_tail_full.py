@@ -144,13 +144,7 @@ class TailSampler(TailSpaceSampler):
 
     def uncovered_area(self, tail):
         """a_ℛ(T): the target weight of ``tail`` (an exact int)."""
-        tail = check_tail(tail, self.data)
-        total = 0
-        for r in self.data.tail_support(tail):
-            start, stop = self._indptr[r], self._indptr[r + 1]
-            in_tail = np.isin(self._ids[start:stop], tail)
-            total += int(np.count_nonzero(in_tail & (self._covered[start:stop] == 0)))
-        return total
+        return self.coverage.uncovered_area(check_tail(tail, self.data))
 
     @property
     def total_uncovered(self):

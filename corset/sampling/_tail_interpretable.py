@@ -23,14 +23,10 @@ import numpy as np
 from .._ext import _surs, _weighted
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
 from .._validation import check_seed, draw_seeds
-from ..labelspace import (
-    contained_sets,
-)
+from ..labelspace import contained_sets
 from ..rules import Coverage
 from ._common import check_data, check_n, check_tail
-from ._errors import (
-    SamplingError,
-)
+from ._errors import SamplingError
 from ._protocol import TailSpaceSampler
 from ._spaces import _STATUS_MESSAGES, _nonempty, _set_tuple, build_space
 
@@ -162,12 +158,7 @@ class InterpretableTailSampler(TailSpaceSampler):
             self._set_index = {s: i for i, s in enumerate(self.family_.to_list())}
         if tuple(tail.tolist()) not in self._set_index:
             return 0
-        total = 0
-        for r in self.data.tail_support(tail):
-            start, stop = self._lab_indptr[r], self._lab_indptr[r + 1]
-            in_tail = np.isin(self._lab_ids[start:stop], tail)
-            total += int(np.count_nonzero(in_tail & (self._covered[start:stop] == 0)))
-        return total
+        return self.coverage.uncovered_area(tail)
 
     def sample(self, n, random_state=None, *, return_records=False):
         """``n`` tails of S⁻ ∝ uncovered area, as sorted tuples of label ids.
