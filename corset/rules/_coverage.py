@@ -115,7 +115,7 @@ class Coverage:
         return [self.add(head, tail) for head, tail in rules]
 
     def uncovered_area(self, tail):
-        """a_ℛ(T) = Σ over the records D carrying ``tail`` of |T ∩ U_D| (eq. relarea for tails), an exact int.
+        """``a_ℛ(T) = Σ_D |T ∩ U_D|`` over the records D carrying ``tail`` (eq. relarea for tails), an exact int.
 
         ``tail``: sorted label ids (int32 array or tuple), not validated here.
         """
