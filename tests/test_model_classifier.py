@@ -396,11 +396,19 @@ def test_a_model_saved_with_the_old_gh_names_loads(synthetic):
     X, Y = synthetic
     clf = CorsetClassifier(random_state=0, gh_gamma=0.7, **FAST).fit(X, Y)
     d = json.loads(clf.to_json())
+    d["format_version"] = 2
     d["params"]["gamma"] = d["params"].pop("gh_gamma")
     d["params"]["epsilon"] = d["params"].pop("gh_epsilon")
     loaded = CorsetClassifier.from_dict(d)
     assert loaded.gh_gamma == 0.7 and loaded.gh_epsilon == 0.1
+    assert "gamma" not in loaded.get_params() and "epsilon" not in loaded.get_params()
     assert (loaded.predict(X) != clf.predict(X)).nnz == 0
+    # A pickle keeps parameters as attributes under their old names: refused, with the way out.
+    state = clf.__getstate__()
+    state["gamma"], state["epsilon"] = state.pop("gh_gamma"), state.pop("gh_epsilon")
+    state["_corset_format_version"] = 2
+    with pytest.raises(ValueError, match=r"format version 2.*to_json"):
+        CorsetClassifier.__new__(CorsetClassifier).__setstate__(state)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -6,14 +6,18 @@ plain data, and these functions decide how a person or a file sees it.
 import json
 import re
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Version of the exported dict/JSON layout and of the pickled classifier state.
 
 Version 2 added the negated literals of a rule (``negated``, ``negated_names``);
-dicts of version 1 (rules without them) are still read.
+dicts of version 1 (rules without them) are still read.  Version 3 renamed
+CORSET-GH's ``gamma`` and ``epsilon`` to ``gh_gamma`` and ``gh_epsilon``:
+the pickled state holds parameters as attributes, so pickles of version 2
+are refused, while dicts of versions 1 and 2 are read with the old names
+mapped to the new ones.
 """
 
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
 
 
 # Feature names that state a comparison, as PercentileBinarizer names its columns
