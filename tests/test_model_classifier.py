@@ -371,12 +371,30 @@ def test_parameters_are_keyword_only_and_declared_once():
         CorsetClassifier(150)   # positional
 
 
+def test_the_docstring_documents_every_parameter_in_signature_order():
+    import inspect
+    import re
+
+    doc = CorsetClassifier.__doc__
+    section = doc[doc.index("Parameters\n"):doc.index("Attributes\n")]
+    documented = [name for entry in re.findall(r"^    (\w+(?:, \w+)*) : ", section, flags=re.M)
+                  for name in entry.split(", ")]
+    assert documented == list(inspect.signature(CorsetClassifier).parameters)
+    assert documented == list(CorsetClassifier._parameter_constraints)
+    # Each entry opens with its group's caption.
+    captions = re.findall(r"^    \w+(?:, \w+)* : .*\n        \*\*([^*.(]+)", section, flags=re.M)
+    assert set(captions) >= {"Selection", "Stopping", "CORSET-GH options", "Interpretable spaces",
+                             "Beyond the paper", "Execution"}
+
+
 @pytest.mark.parametrize("params, match", [
-    ({"gh_gamma": -0.5}, "'gh_gamma' parameter"), ({"gh_epsilon": 1.5}, "'gh_epsilon' parameter"),
+    ({"gh_gamma": -0.5}, r"'gh_gamma' parameter .*\[0(\.0)?, inf\)"),
+    ({"gh_epsilon": 1.5}, r"'gh_epsilon' parameter .*\[0(\.0)?, 1(\.0)?\]"),
     ({"head_sampler": "greedy"}, r"'head_sampler' parameter .*\['cftp', 'gh', 'rejection', 'surs'\]"),
     ({"tail_space": "all"}, r"'tail_space' parameter .*\['full', 'interpretable'\]"),
     ({"min_head_length": 3, "max_head_length": 2}, "'max_head_length' parameter .*min_head_length"),
-    ({"n_jobs": 0}, "'n_jobs' parameter"), ({"n_jobs": 1.5}, "'n_jobs' parameter"),
+    ({"n_jobs": 0}, r"'n_jobs' parameter .*\(-inf, -1\].*\[1, inf\) or None. Got 0"),
+    ({"n_jobs": 1.5}, "'n_jobs' parameter"),
     ({"negations": "sometimes"}, "'negations' parameter"),
 ])
 def test_parameter_errors_name_the_parameter_and_the_range(synthetic, params, match):

@@ -110,9 +110,11 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     features, T a set of labels) by greedy max-sum diversification
     (Algorithm 1 of the paper) over candidate rules drawn by exact pattern
     samplers; predicts for a record the union of the tails of the rules
-    whose head it contains.  Every parameter is keyword-only; the
-    documentation page "Why the defaults are what they are" gives the
-    measurements behind the defaults.
+    whose head it contains.  Every parameter is keyword-only and checked at
+    :meth:`fit`.  The parameters come in groups, named at the start of each
+    entry: features, selection, stopping, candidates (every sampler),
+    CORSET-GH options, interpretable spaces, beyond the paper, execution.
+    :doc:`Why the defaults are what they are </defaults>` gives the measurements behind the defaults.
 
     Parameters
     ----------
@@ -127,13 +129,6 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         (e.g. a configured ``PercentileBinarizer``) is cloned and fitted on
         X.  The fitted one is ``features_.binarizer_``; ``predict`` and
         ``explain`` apply it to raw X, and rules print in the data's units.
-    prune_redundant : bool, default=True
-        **Beyond the paper.**  Drop a selected rule when another one fires
-        wherever it does (a subset of its literals) and predicts every
-        label it predicts (a superset of its tail): it changes no
-        prediction.  ``predict`` gives the same labels either way (the
-        scores of ``predict_proba`` may differ: they come from the best
-        rule that fires); ``selection_`` keeps every selected rule.
     n_rules : int, default=150
         **Selection.**  The rule budget (the paper's experiments use at most
         150), the default rule included.
@@ -143,9 +138,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         **Selection.**  The quality term: the paper's q(R; ℛ), or the
         monotone submodular Q, which credits each covered label occurrence
         with the best adjusted accuracy among the rules covering it.  The
-        paper's ½-approximation claim does not hold for its own objective
-        (which is not monotone); it does hold for Q (see "Corrections of the
-        paper", correction 1).
+        paper claims that the greedy is a ½-approximation (within a factor
+        2 of the optimum); the claim does not hold for its own objective,
+        which is not monotone, and it does hold for Q.
     second_round : bool, default=False
         **Selection.**  Run Algorithm 1's second greedy round and keep the
         better rule set.
@@ -166,55 +161,62 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     patience : int, default=1
         **Stopping.**  Stop after this many consecutive rules with share <= τ
         (1 is Algorithm 1 as printed).
-    f1_patience : int, None or "auto", default="auto"
-        **Stopping, beyond the paper.**  An int p: stop once p rules in a row
-        have not raised the training micro-F1 of the rule set, and keep the
-        shortest prefix with the highest training micro-F1 (the rules a
-        smaller budget would have selected).  None: Algorithm 1's stopping
-        only.  "auto": 5 when negated literals are used, else None.
-    min_head_length, max_head_length : int, default=1 and 3
-        **Heads.**  Bounds on the number of literals in a head, positive and
-        negated (None: no maximum).
-    negations : {"auto", True, False}, default="auto"
-        **Heads, beyond the paper.**  Whether heads may contain negated
-        literals ``NOT f`` besides the features themselves: each feature not
-        constant on the training data gets one, and the samplers and the
-        selection work on the 2·p literals as on features.  "auto": only when
-        the training label density (the mean share of records carrying a
-        label) is at least 0.2.
     head_sampler : str, default="gh"
-        **Samplers.**  A head method of :mod:`corset.sampling`: "gh"
+        **Candidates.**  A head method of :mod:`corset.sampling`: "gh"
         (CORSET-GH, greedy head search, Algorithm 5), "surs" (CORSET-SURS,
         exact sampling over the interpretable feature space), "cftp" or
         "rejection" (exact sampling by discriminativity, Algorithm 3), or
         one registered with :func:`corset.sampling.register_head_method`.
     tail_space : str, default="interpretable"
-        **Samplers.**  A tail space of :mod:`corset.sampling`:
+        **Candidates.**  A tail space of :mod:`corset.sampling`:
         "interpretable" (probabilistic cliques of the label graph, Algorithm
         4), "full" (all label sets, Algorithm 2), or one registered with
         :func:`corset.sampling.register_tail_space`.
     n_tails, n_heads_per_tail : int, default=50 and 10
-        **Samplers.**  Pool shape: each step draws ``n_tails`` tails and
-        ``n_heads_per_tail`` heads per tail (the paper's 500 candidates).
+        **Candidates, every sampler.**  Pool shape: each step draws
+        ``n_tails`` tails and ``n_heads_per_tail`` heads per tail (the
+        paper's 500 candidates).
+    min_head_length, max_head_length : int, default=1 and 3
+        **Candidates, every head sampler.**  Bounds on the number of
+        literals in a head, positive and negated (None: no maximum);
+        ``max_head_length`` must be at least ``min_head_length``.
     gh_gamma, gh_epsilon : float, default=0.5 and 0.1
-        **CORSET-GH only** (``head_sampler="gh"``): the weight γ of negative
-        support in the search's gain, and the early-stop share ε.
+        **CORSET-GH options** (``head_sampler="gh"`` only): the weight
+        γ >= 0 of negative support in the search's gain, and the early-stop
+        share ε in [0, 1].
     gh_seed : {"paper", "uniform", "uncovered", "deterministic"}, default="paper"
-        **CORSET-GH only.**  The distribution of the seed pair (see
+        **CORSET-GH options** (``head_sampler="gh"`` only).  The
+        distribution of the seed pair (see
         :class:`corset.sampling.GreedyHeadSearch`); "paper" pairs are drawn
         ∝ w exactly, by rejection sampling (the paper's distribution).
     gh_normalise : bool, default=False
-        **CORSET-GH only.**  Normalise the marginal gains by feature frequency.
+        **CORSET-GH options** (``head_sampler="gh"`` only).  Normalise the
+        marginal gains by feature frequency.
     alpha : float in (0, 1], default=0.8
-        **Interpretable spaces** (``tail_space="interpretable"``,
+        **Interpretable spaces** (``tail_space="interpretable"`` and
         ``head_sampler="surs"``): the clique-probability threshold.
     max_clique_size, max_cliques : int or None, default=None and 100_000
-        **Interpretable spaces.**  Caps of the clique enumeration.  For the
+        **Interpretable spaces** (``tail_space="interpretable"`` and
+        ``head_sampler="surs"``).  Caps of the clique enumeration.  For the
         label space a family past the caps raises
         :class:`corset.labelspace.CliqueOverflowError`; for the feature space
         of ``head_sampler="surs"`` it is truncated (every clique size that
         fits completely, then the lexicographically first sets of the next
         size, with a warning).
+    negations : {"auto", True, False}, default="auto"
+        **Beyond the paper, every head sampler.**  Whether heads may contain
+        negated literals ``NOT f`` besides the features themselves: each
+        feature not constant on the training data gets one, and the samplers
+        and the selection work on the 2·p literals as on features.  "auto":
+        only when the training label density (the mean share of records
+        carrying a label) is at least 0.2.
+    f1_patience : int, None or "auto", default="auto"
+        **Beyond the paper** (a stopping criterion).  An int p: stop once p
+        rules in a row have not raised the training micro-F1 of the rule
+        set, and keep the shortest prefix with the highest training
+        micro-F1 (the rules a smaller budget would have selected).  None:
+        Algorithm 1's stopping only.  "auto": 5 when negated literals are
+        used, else None.
     default_rule : bool, default=True
         **Beyond the paper.**  After the selection, add a default rule
         ``IF TRUE THEN T0`` (empty head, fires on every record) whose tail
@@ -222,16 +224,25 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         (:func:`corset.selection.default_tail`); left out when no label
         raises it.  It counts against ``n_rules`` and comes last in
         ``rules_``.
+    prune_redundant : bool, default=True
+        **Beyond the paper.**  Drop a selected rule when another one fires
+        wherever it does (a subset of its literals) and predicts every
+        label it predicts (a superset of its tail): it changes no
+        prediction.  ``predict`` gives the same labels either way (the
+        scores of ``predict_proba`` may differ: they come from the best
+        rule that fires); ``selection_`` keeps every selected rule.
     random_state : None, int or RandomState, default=None
         **Execution.**  Resolved once per fit; the same int gives the same
         rules, for any ``n_jobs``.
     n_jobs : int or None, default=None
         **Execution.**  Threads for candidate generation (OpenMP, in the
         compiled head searches); results do not depend on it.  None is one
-        thread.  On a machine whose cores are busy with other work, set the
-        environment variable ``OMP_WAIT_POLICY=PASSIVE`` before starting
-        Python: OpenMP's default spin-waiting can make ``n_jobs > 1``
-        several times slower there.
+        thread; a negative value counts from the number of cores as in
+        joblib (-1: every core, -2: all but one); 0 is not allowed.  On a
+        machine whose cores are busy with other work, set the environment
+        variable ``OMP_WAIT_POLICY=PASSIVE`` before starting Python:
+        OpenMP's default spin-waiting can make ``n_jobs > 1`` several times
+        slower there.
     verbose : int, default=0
         **Execution.**  >0 shows a progress bar during selection.
 
@@ -289,9 +300,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     True
     """
 
+    # In the order of the docstring's groups, like the signature, so the three read side by side.
     _parameter_constraints = {
         "binarizer": [StrOptions({"auto", "passthrough"}), HasMethods(["fit_transform", "transform"])],
-        "prune_redundant": ["boolean"],
         "n_rules": [Interval(Integral, 1, None, closed="left")],
         "lam": [Interval(Real, 0, None, closed="left")],
         "quality": [StrOptions(set(QUALITIES))],
@@ -300,14 +311,13 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         "tol": [Interval(Real, 0, 1, closed="both"), StrOptions({"auto"}), None],
         "share_criterion": [StrOptions({"chosen", "pool"})],
         "patience": [Interval(Integral, 1, None, closed="left")],
-        "f1_patience": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
-        "min_head_length": [Interval(Integral, 1, None, closed="left")],
-        "max_head_length": [Interval(Integral, 1, None, closed="left"), None],
-        "negations": ["boolean", StrOptions({"auto"})],
+        # Checked against the registries at fit: samplers may be registered after import.
         "head_sampler": [str],
         "tail_space": [str],
         "n_tails": [Interval(Integral, 1, None, closed="left")],
         "n_heads_per_tail": [Interval(Integral, 1, None, closed="left")],
+        "min_head_length": [Interval(Integral, 1, None, closed="left")],
+        "max_head_length": [Interval(Integral, 1, None, closed="left"), None],
         "gh_gamma": [Interval(Real, 0, None, closed="left")],
         "gh_epsilon": [Interval(Real, 0, 1, closed="both")],
         "gh_seed": [StrOptions({"paper", "uniform", "uncovered", "deterministic"})],
@@ -315,20 +325,25 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         "alpha": [Interval(Real, 0, 1, closed="right")],
         "max_clique_size": [Interval(Integral, 1, None, closed="left"), None],
         "max_cliques": [Interval(Integral, 1, None, closed="left"), None],
+        "negations": ["boolean", StrOptions({"auto"})],
+        "f1_patience": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "default_rule": ["boolean"],
+        "prune_redundant": ["boolean"],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
+        "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
         "verbose": ["verbose"],
     }
 
-    def __init__(self, *, binarizer="auto", prune_redundant=True, n_rules=150, lam=0.1, quality="submodular", second_round=False, min_support=2,
-                 tol="auto", share_criterion="pool", patience=1, f1_patience="auto", min_head_length=1,
-                 max_head_length=3, negations="auto", head_sampler="gh", tail_space="interpretable", n_tails=50,
-                 n_heads_per_tail=10, gh_gamma=0.5, gh_epsilon=0.1, gh_seed="paper", gh_normalise=False,
-                 alpha=0.8, max_clique_size=None, max_cliques=100_000, default_rule=True, random_state=None,
-                 n_jobs=None, verbose=0):
+    def __init__(self, *, binarizer="auto",
+                 n_rules=150, lam=0.1, quality="submodular", second_round=False, min_support=2,
+                 tol="auto", share_criterion="pool", patience=1,
+                 head_sampler="gh", tail_space="interpretable", n_tails=50, n_heads_per_tail=10,
+                 min_head_length=1, max_head_length=3,
+                 gh_gamma=0.5, gh_epsilon=0.1, gh_seed="paper", gh_normalise=False,
+                 alpha=0.8, max_clique_size=None, max_cliques=100_000,
+                 negations="auto", f1_patience="auto", default_rule=True, prune_redundant=True,
+                 random_state=None, n_jobs=None, verbose=0):
         self.binarizer = binarizer
-        self.prune_redundant = prune_redundant
         self.n_rules = n_rules
         self.lam = lam
         self.quality = quality
@@ -337,14 +352,12 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.share_criterion = share_criterion
         self.patience = patience
-        self.f1_patience = f1_patience
-        self.min_head_length = min_head_length
-        self.max_head_length = max_head_length
-        self.negations = negations
         self.head_sampler = head_sampler
         self.tail_space = tail_space
         self.n_tails = n_tails
         self.n_heads_per_tail = n_heads_per_tail
+        self.min_head_length = min_head_length
+        self.max_head_length = max_head_length
         self.gh_gamma = gh_gamma
         self.gh_epsilon = gh_epsilon
         self.gh_seed = gh_seed
@@ -352,7 +365,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         self.alpha = alpha
         self.max_clique_size = max_clique_size
         self.max_cliques = max_cliques
+        self.negations = negations
+        self.f1_patience = f1_patience
         self.default_rule = default_rule
+        self.prune_redundant = prune_redundant
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -371,11 +387,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             if value not in table:
                 raise InvalidParameterError(f"The {name!r} parameter of CorsetClassifier must be a str among "
                                             f"{sorted(table)}. Got {value!r} instead.")
-        if self.n_jobs == 0:
-            raise InvalidParameterError("The 'n_jobs' parameter of CorsetClassifier must be a non-zero int or "
-                                        "None. Got 0 instead.")
         return self.get_params(deep=False)
-
 
     def _validate_y(self, Y, label_names):
         """Binary label matrix, names, and how to give predictions back.
