@@ -29,18 +29,35 @@ KIND_ONE_HOT = "one-hot"
 _BLOCK_VALUES = 1 << 22
 
 
-def _format_threshold(t):
-    """Readable threshold: 3 significant digits, but at least the integer part.
+def _format_threshold(t, digits=3):
+    """Readable threshold: ``digits`` significant digits, but at least the integer part.
 
     ``0.3125 -> '0.312'``, ``3.0 -> '3'``, ``1234.5 -> '1234'``.  Exact
-    thresholds are in ``thresholds_``; names are for people.
+    thresholds are in ``thresholds_``; names are for people.  More ``digits``
+    tell close thresholds of one feature apart (see :func:`_format_cuts`).
     """
     t = float(t)
     if t == 0.0:
         return "0"  # not "-0"
     if 1e3 <= abs(t) < 1e15:
-        return f"{t:.0f}"
-    return f"{t:.3g}"
+        if digits <= 3:
+            return f"{t:.0f}"
+        return f"{t:.{max(digits, len(str(int(abs(t)))))}g}"
+    return f"{t:.{digits}g}"
+
+
+def _format_cuts(cuts):
+    """Names of the distinct thresholds ``cuts`` of one feature, distinct from each other.
+
+    Three significant digits, as :func:`_format_threshold`, unless two
+    thresholds would then print alike (``0.3121`` and ``0.3124``): the
+    feature's thresholds then all get the fewest digits that tell them apart.
+    """
+    for digits in range(3, 18):
+        names = [_format_threshold(t, digits) for t in cuts]
+        if len(set(names)) == len(names):
+            return names
+    return [repr(float(t)) for t in cuts]
 
 
 def _format_value(v):
@@ -65,14 +82,6 @@ def _column_blocks(X, cols):
             yield block, X[:, block].toarray()
         else:
             yield block, X[:, block]
-
-
-def _dense_column(Xc, j):
-    """Column ``j`` of a canonical CSC matrix as a dense float64 vector."""
-    col = np.zeros(Xc.shape[0], dtype=np.float64)
-    s, e = Xc.indptr[j], Xc.indptr[j + 1]
-    col[Xc.indices[s:e]] = Xc.data[s:e]
-    return col
 
 
 def _distinct_values(X, j):
@@ -136,9 +145,14 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         value not among them at transform gives an all-zero row in that
         column's one-hot block, not an error.
 
-    Nothing is dropped: an output column that is constant on the training data
-    is kept and reported in ``constant_features_`` (see the Notes for why
-    this matters and how to drop such columns).
+    With one threshold per numeric feature (the default, the paper's
+    protocol), nothing is dropped: an output column that is constant on the
+    training data is kept and reported in ``constant_features_`` (see the
+    Notes for why this matters and how to drop such columns).  With several
+    thresholds per feature (a sequence of percentiles, ``n_quantiles``,
+    ``direction="both"`` or ``zeros="presence"``), a threshold that makes a
+    constant column on the training data is dropped, and reported by name in
+    ``dropped_features_``.
 
     Parameters
     ----------
@@ -146,7 +160,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         The percentile, in [0, 100], at which numeric features are cut; a
         sequence cuts each numeric feature at several percentiles (e.g.
         ``(10, 30, 50, 70, 90)``), one output column per distinct threshold
-        (ties between the percentiles of a column are merged).
+        (ties between the percentiles of a column are merged, and thresholds
+        constant on the training data dropped; see ``dropped_features_``).
     n_quantiles : int >= 2 or None, default=None
         Instead of ``percentile``: the ``n_quantiles - 1`` equally spaced
         interior quantiles (4 gives the quartiles 25, 50, 75).
@@ -159,7 +174,10 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         paper's protocol).  "presence", for counts such as word counts,
         where most entries are 0: a column holding zeros and positive values
         gets a presence literal ``f>0`` plus its percentiles computed over
-        its non-zero values only (``f>2``: more than twice).
+        its non-zero values only (``f>2``: more than twice); a negative value
+        counts as absent.  On sparse input this reads the stored entries
+        only, in fit and in transform.  A column holding only 0 and 1 stays
+        one presence column named after the column, as with "include".
     inclusive : bool, default=False
         If False, a numeric feature becomes 1 strictly above its percentile,
         as in the authors' code; if True, at or above it (the paper's wording,
@@ -199,9 +217,12 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         with string column names.
     feature_kinds_ : ndarray of str, shape (``n_features_in_``,)
         ``"threshold"``, ``"binary"`` or ``"one-hot"`` for each input column.
-    thresholds_ : ndarray of float64, shape (``n_features_in_``,)
-        The fitted percentile of each ``"threshold"`` column; NaN for the
-        ``"binary"`` and ``"one-hot"`` columns.
+    thresholds_ : ndarray of float64 of shape (``n_features_in_``,), or list of ndarray
+        With one threshold per feature: the fitted percentile of each
+        ``"threshold"`` column, NaN for the ``"binary"`` and ``"one-hot"``
+        columns.  With several: a list with, per input column, the sorted
+        array of the thresholds kept (one or two output columns each, in
+        that order), None for the ``"binary"`` and ``"one-hot"`` columns.
     categories_ : list of (ndarray or None), length ``n_features_in_``
         For each ``"one-hot"`` column, the values (as they appear in ``X``)
         that get an output column, in output order; None for other columns.
@@ -214,6 +235,11 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         columns that are constant on the training data, i.e. whose
         ``positive_rate_`` is 0 or 1.  Empty when there are none.  Fitting
         issues no warning about them: query this attribute.
+    dropped_features_ : ndarray of str
+        With several thresholds per feature, the names (``f>t``, and ``f<=t``
+        with ``direction="both"``) of the literals left out because they are
+        constant on the training data, in input column order; always empty
+        with one threshold per feature.
 
     See Also
     --------
@@ -226,9 +252,12 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     ``uint8`` ndarray, or a DataFrame under ``set_output(transform="pandas")``.
     Sparse input gives a ``uint8`` CSR matrix (a ``csr_array`` for a sparse
     array, a ``csr_matrix`` for a sparse matrix); sparse input is never
-    densified as a whole (numeric and nominal columns are densified a few at
-    a time, binary columns not at all), and pandas output of sparse data
-    raises scikit-learn's usual error.
+    densified as a whole: transform reads the stored entries of each column
+    (a literal true at 0, such as ``f<=t`` for ``t >= 0``, is every row but
+    the stored entries that fail it), and fit densifies a few numeric
+    columns at a time only where their zeros take part in a percentile
+    (``zeros="include"``).  Pandas output of sparse data raises
+    scikit-learn's usual error.
 
     **Missing values.** NaN or infinite inputs raise a ``ValueError``, in fit
     and transform: no percentile rule says where a missing value belongs.
@@ -252,7 +281,10 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     **Feature names.** Numeric columns are named ``Centroid>0.312`` (or
     ``Centroid>=0.312``), the threshold rounded to 3 significant digits but
     never below its integer part (``1234.5`` shows as ``1234``); the exact
-    value is in ``thresholds_``.  One-hot columns are named ``location=17``
+    value is in ``thresholds_``.  The thresholds of one feature that would
+    print alike get more digits (``x>0.3121``, ``x>0.3125``), so that output
+    names are distinct.  With ``direction="both"`` the complement of
+    ``f>t`` is named ``f<=t`` (of ``f>=t``, ``f<t``).  One-hot columns are named ``location=17``
     after the declared value, or after the number itself without declared
     values.  Binary columns keep their name, except a nominal one whose
     declared values are not ``0, 1`` (say ``no, yes``), named after its
@@ -453,17 +485,34 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         kinds[numeric] = np.where(is01[numeric], KIND_BINARY, KIND_THRESHOLD)
         to_cut = numeric[~is01[numeric]]
         percentiles = percentile
+        # One percentile, ">" only, zeros included: the paper's protocol, one
+        # output column per numeric column (a constant one is kept and reported).
+        single = len(percentiles) == 1 and self.direction == ">" and self.zeros == "include"
+        compare = np.greater_equal if inclusive else np.greater
         cuts = [None] * n_features
-        for block, values in _column_blocks(X, to_cut):
-            levels = np.percentile(values, percentiles, axis=0)   # (n_percentiles, len(block))
-            thresholds[block] = levels[0]
-            for i, j in enumerate(block):
-                cuts[j] = np.unique(levels[:, i])
-                if self.zeros == "presence":
+        dropped = [None] * n_features
+        if sparse and self.zeros == "presence":
+            # Percentiles of the non-zero values need no zero, so no densification.
+            for j in to_cut:
+                stored = X.data[X.indptr[j]:X.indptr[j + 1]]
+                cuts[j], dropped[j] = self._column_cuts(stored[stored != 0], n_samples, percentiles, compare)
+        else:
+            for block, values in _column_blocks(X, to_cut):
+                levels = np.percentile(values, percentiles, axis=0)   # (n_percentiles, len(block))
+                thresholds[block] = levels[0]
+                if single:
+                    continue
+                for i, j in enumerate(block):
                     column = values[:, i]
-                    nonzero = column[column != 0]
-                    if nonzero.size and nonzero.size < column.size:
-                        cuts[j] = np.unique(np.concatenate(([0.0], np.percentile(nonzero, percentiles))))
+                    if self.zeros == "presence":
+                        cuts[j], dropped[j] = self._column_cuts(column[column != 0], n_samples, percentiles,
+                                                                compare)
+                    else:
+                        cuts[j], dropped[j] = self._column_cuts(column, n_samples, percentiles, compare,
+                                                                levels=levels[:, i])
+        if single:
+            for j in to_cut:
+                cuts[j] = thresholds[j:j + 1]
 
         # Nominal columns: kept when coded 0/1, one-hot otherwise.  Columns known
         # to be binary (the usual case of sparse files) need no pass over their values.
@@ -495,13 +544,13 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 categories[j] = np.arange(n_values, dtype=np.float64)
                 value_names[j] = [str(v) for v in values]
 
-        # One percentile and ">" only: one column per threshold column, as in the paper's protocol.
-        self._single = len(percentiles) == 1 and self.direction == ">" and self.zeros == "include"
+        self._single = single
         per_cut = 2 if self.direction == "both" else 1
         widths = np.array([len(c) if c is not None else (per_cut * len(cuts[j]) if cuts[j] is not None
                                                           and not self._single else 1)
                            for j, c in enumerate(categories)], dtype=np.int64)
         self._cuts = cuts
+        self._dropped = dropped
         self._per_cut = per_cut
         self.feature_kinds_ = kinds.astype(str)
         self._nominal = nominal
@@ -520,7 +569,28 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         self.positive_rate_ = positives / n_samples
         constant = (self.positive_rate_ == 0) | (self.positive_rate_ == 1)
         self.constant_features_ = self._output_names(input_names)[constant]
+        self.dropped_features_ = self._dropped_names(input_names)
         return self
+
+    def _column_cuts(self, values, n_samples, percentiles, compare, levels=None):
+        """``(kept, dropped)`` thresholds of one numeric column, several cuts per column.
+
+        ``values`` are the column's training values, or only its non-zero ones
+        with ``zeros="presence"`` (the ``n_samples - values.size`` others are
+        zeros, which then get the presence cut 0).  Ties are merged; a
+        threshold that is constant on the training data is dropped.
+        """
+        if self.zeros == "presence" and values.size:
+            levels = np.percentile(values, percentiles)
+            if values.size < n_samples:
+                levels = np.concatenate(([0.0], levels))
+        elif levels is None:
+            levels = np.percentile(values, percentiles) if values.size == n_samples else np.zeros(1)
+        levels = np.unique(levels)
+        n_zeros = n_samples - values.size
+        above = compare(values[:, None], levels).sum(axis=0) + n_zeros * compare(0.0, levels)
+        constant = (above == 0) | (above == n_samples)
+        return levels[~constant], levels[constant]
 
     # -------------------------------------------------------------- transform
     def transform(self, X):
@@ -591,26 +661,37 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 out[rows, start[j] + pos] = 1
             return out
 
-        if not self._single:
-            return self._binarize_sparse_cuts(X, compare)
-        # Sparse: binary columns, and threshold columns that map 0 to 0, are
-        # binarized entry by entry; only the others are densified, one at a time.
-        cut = kinds == KIND_THRESHOLD
-        zero_is_one = cut & compare(0.0, self.thresholds_)
+        # Sparse input is never densified: every output column is computed from
+        # the stored entries of its input column (see _sparse_literal).
         entry_col = _entry_columns(X)
+        rows, cols = [], []
         is_binary = (kinds == KIND_BINARY)[entry_col]
-        is_cut = (cut & ~zero_is_one)[entry_col]
         keep = np.zeros(X.data.shape[0], dtype=bool)
         keep[is_binary] = self._binary_values(X.data[is_binary], entry_col[is_binary])
-        keep[is_cut] = compare(X.data[is_cut], self.thresholds_[entry_col[is_cut]])
-        rows = [X.indices[keep]]
-        cols = [start[entry_col[keep]]]
-        for j in np.flatnonzero(zero_is_one):
-            hit = np.flatnonzero(compare(_dense_column(X, j), self.thresholds_[j]))
+        cut = kinds == KIND_THRESHOLD
+        if self._single:
+            # One cut per column: where 0 is below the cut (the usual case), entry by entry at once.
+            zero_is_one = cut & compare(0.0, self.thresholds_)
+            is_cut = (cut & ~zero_is_one)[entry_col]
+            keep[is_cut] = compare(X.data[is_cut], self.thresholds_[entry_col[is_cut]])
+            literals = [(j, start[j], self.thresholds_[j], False) for j in np.flatnonzero(zero_is_one)]
+        else:
+            literals = []
+            for j in np.flatnonzero(cut):
+                k = start[j]
+                for t in self._cuts[j]:
+                    literals.append((j, k, t, False))
+                    if self._per_cut == 2:
+                        literals.append((j, k + 1, t, True))
+                    k += self._per_cut
+        rows.append(X.indices[keep])
+        cols.append(start[entry_col[keep]])
+        for j, k, t, negated in literals:
+            hit = self._sparse_literal(X, j, lambda v, t=t, negated=negated: compare(v, t) != negated)
             rows.append(hit)
-            cols.append(np.full(hit.size, start[j]))
+            cols.append(np.full(hit.size, k))
         for j in one_hot:
-            hit, pos = self._one_hot_hits(_dense_column(X, j), j)
+            hit, pos = self._sparse_one_hot(X, j)
             rows.append(hit)
             cols.append(start[j] + pos)
         rows = np.concatenate(rows)
@@ -632,36 +713,37 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 out[rows, k] = ~above
                 k += 1
 
-    def _binarize_sparse_cuts(self, X, compare):
-        """Sparse input with several cuts per column: binary and one-hot columns as usual, the
-        threshold columns one at a time (densified), into a CSR output."""
-        n_samples = X.shape[0]
-        kinds = self.feature_kinds_
-        start = self._out_start
-        rows, cols = [], []
-        entry_col = _entry_columns(X)
-        is_binary = (kinds == KIND_BINARY)[entry_col]
-        keep = np.zeros(X.data.shape[0], dtype=bool)
-        keep[is_binary] = self._binary_values(X.data[is_binary], entry_col[is_binary])
-        rows.append(X.indices[keep])
-        cols.append(start[entry_col[keep]])
-        for j in np.flatnonzero(kinds == KIND_THRESHOLD):
-            width = start[j + 1] - start[j]
-            block = np.zeros((n_samples, width), dtype=bool)
-            self._write_cuts(block, slice(None), 0, _dense_column(X, j), j, compare)
-            r, c = np.nonzero(block)
-            rows.append(r)
-            cols.append(start[j] + c)
-        for j in np.flatnonzero(kinds == KIND_ONE_HOT):
-            hit, pos = self._one_hot_hits(_dense_column(X, j), j)
-            rows.append(hit)
-            cols.append(start[j] + pos)
-        rows = np.concatenate(rows)
-        cols = np.concatenate(cols)
-        container = sp.csr_matrix if isinstance(X, sp.spmatrix) else sp.csr_array
-        out = container((np.ones(rows.size, dtype=np.uint8), (rows, cols)), shape=(n_samples, self.n_features_out_))
-        out.sort_indices()
-        return out
+    @staticmethod
+    def _sparse_literal(X, j, literal):
+        """Rows where ``literal`` (a vectorised test of a value) holds, column ``j`` of canonical CSC ``X``.
+
+        Only the stored entries are tested: when the literal is false at 0,
+        the hits are the stored entries passing it; when it is true at 0
+        (``f<=t`` with ``t >= 0``), every row but the stored entries failing it.
+        """
+        s, e = X.indptr[j], X.indptr[j + 1]
+        rows, values = X.indices[s:e], X.data[s:e]
+        passed = literal(values)
+        if not literal(np.zeros(1))[0]:
+            return rows[passed].astype(np.int64)
+        hit = np.ones(X.shape[0], dtype=bool)
+        hit[rows[~passed]] = False
+        return np.flatnonzero(hit)
+
+    def _sparse_one_hot(self, X, j):
+        """``_one_hot_hits`` of column ``j`` of canonical CSC ``X``, from its stored entries."""
+        s, e = X.indptr[j], X.indptr[j + 1]
+        rows = X.indices[s:e].astype(np.int64)
+        hit, pos = self._one_hot_hits(X.data[s:e], j)
+        hit, pos = [rows[hit]], [pos]
+        values = self.categories_[j]
+        zero = np.searchsorted(values, 0.0)
+        if zero < values.size and values[zero] == 0:  # the implicit zeros are a known value
+            implicit = np.ones(X.shape[0], dtype=bool)
+            implicit[rows] = False
+            hit.append(np.flatnonzero(implicit))
+            pos.append(np.full(hit[-1].size, zero))
+        return np.concatenate(hit), np.concatenate(pos)
 
     def _one_hot_hits(self, column, j):
         """Rows of ``column`` holding a known value of column ``j``, and that value's position."""
@@ -691,17 +773,34 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             return names_in
         return np.array([f"x{j}" for j in range(self.n_features_in_)], dtype=object)
 
+    def _cut_names(self, name, j, cuts):
+        """Names of the literals of thresholds ``cuts`` of column ``j``: ``f>t`` (and ``f<=t``)."""
+        relation, below = (">=", "<") if self._inclusive else (">", "<=")
+        # Printed with the digits that tell all of the column's thresholds apart, dropped ones included.
+        everything = np.unique(np.concatenate([c for c in (self._cuts[j], self._dropped[j]) if c is not None]))
+        text = dict(zip(everything.tolist(), _format_cuts(everything)))
+        names = []
+        for t in cuts:
+            names.append(f"{name}{relation}{text[float(t)]}")
+            if self._per_cut == 2:
+                names.append(f"{name}{below}{text[float(t)]}")
+        return names
+
+    def _dropped_names(self, input_names):
+        """Names the dropped thresholds would have had, in input column order."""
+        names = []
+        for j, name in enumerate(input_names):
+            if self._dropped[j] is not None and len(self._dropped[j]):
+                names.extend(self._cut_names(name, j, self._dropped[j]))
+        return np.asarray(names, dtype=object)
+
     def _output_names(self, input_names):
         relation = ">=" if self._inclusive else ">"
         names = []
         for j, name in enumerate(input_names):
             kind = self.feature_kinds_[j]
             if kind == KIND_THRESHOLD and not self._single:
-                below = "<" if self._inclusive else "<="
-                for t in self._cuts[j]:
-                    names.append(f"{name}{relation}{_format_threshold(t)}")
-                    if self._per_cut == 2:
-                        names.append(f"{name}{below}{_format_threshold(t)}")
+                names.extend(self._cut_names(name, j, self._cuts[j]))
             elif kind == KIND_THRESHOLD:
                 names.append(f"{name}{relation}{_format_threshold(self.thresholds_[j])}")
             elif kind == KIND_ONE_HOT:
@@ -745,6 +844,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                        "inclusive": bool(self.inclusive)},
             "single": bool(self._single),
             "cuts": [None if c is None else floats(c) for c in self._cuts],
+            "dropped": [None if c is None else floats(c) for c in self._dropped],
             "n_features_in": int(self.n_features_in_),
             "feature_names_in": (None if getattr(self, "feature_names_in_", None) is None
                                  else [str(n) for n in self.feature_names_in_]),
@@ -773,6 +873,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             b._per_cut = 2 if b.direction == "both" else 1
             b._cuts = [None if c is None else np.asarray(c, dtype=np.float64)
                        for c in d.get("cuts", [None] * int(d["n_features_in"]))]
+            b._dropped = [None if c is None else np.asarray(c, dtype=np.float64)
+                          for c in d.get("dropped", [None] * int(d["n_features_in"]))]
             if b._single:
                 b.thresholds_ = np.asarray([np.nan if v is None else v for v in d["thresholds"]], dtype=np.float64)
             else:
@@ -788,9 +890,10 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             b.positive_rate_ = np.asarray(d["positive_rate"], dtype=np.float64)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a PercentileBinarizer dict: {exc!r}") from exc
-        if not (len(b.feature_kinds_) == len(b._nominal) == len(b._cuts) == len(b.categories_)
-                == b.n_features_in_):
+        if not (len(b.feature_kinds_) == len(b._nominal) == len(b._cuts) == len(b._dropped)
+                == len(b.categories_) == b.n_features_in_):
             raise ValueError("not a PercentileBinarizer dict: its per-column lists differ in length")
         constant = (b.positive_rate_ == 0) | (b.positive_rate_ == 1)
         b.constant_features_ = b._output_names(b._input_names(None))[constant]
+        b.dropped_features_ = b._dropped_names(b._input_names(None))
         return b

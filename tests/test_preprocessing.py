@@ -538,7 +538,7 @@ def test_several_thresholds_per_feature(kwargs, seed):
     percentiles = kwargs.get("percentile") or [100 * i / kwargs["n_quantiles"] for i in range(1, kwargs["n_quantiles"])]
     compare = np.greater_equal if kwargs.get("inclusive") else np.greater
     both = kwargs.get("direction") == "both"
-    expected, names = [], []
+    expected, names, n_dropped = [], [], 0
     for j in range(4):
         if j == 2:
             expected.append(X[:, 2] > 0)
@@ -549,11 +549,17 @@ def test_several_thresholds_per_feature(kwargs, seed):
                 names.append(f"x3={v}")
         else:
             for t in np.unique(np.percentile(X[:, j], percentiles)):
-                expected.append(compare(X[:, j], t))
+                above = compare(X[:, j], t)
+                if above.all() or not above.any():
+                    n_dropped += 1 + both  # constant on the training data: dropped, and reported
+                    continue
+                expected.append(above)
                 if both:
-                    expected.append(~compare(X[:, j], t))
+                    expected.append(~above)
     expected = np.column_stack(expected).astype(np.uint8)
     out = b.transform(X)
+    assert len(b.dropped_features_) == n_dropped
+    assert not set(b.dropped_features_) & set(b.get_feature_names_out())
     np.testing.assert_array_equal(out, expected)
     np.testing.assert_array_equal(b.transform(sp.csr_array(X)).toarray(), expected)
     assert len(b.get_feature_names_out()) == expected.shape[1] == b.n_features_out_
@@ -598,3 +604,69 @@ def test_the_classifier_reads_sparse_counts_as_presence_and_counts():
     Y = (counts.toarray()[:, :2] > 0).astype(int)
     model = CorsetClassifier(random_state=0).fit(counts, Y)
     assert "x0>0" in model.feature_names_ and "x1>0" in model.feature_names_
+
+
+# ------------------------------------------- several cuts: drops, names, sparse
+def test_constant_thresholds_are_dropped_and_reported_with_several_cuts():
+    X = np.column_stack([np.arange(10.0), np.full(10, 7.0), np.r_[np.zeros(8), 1.0, 2.0]])
+    b = PercentileBinarizer(percentile=(50, 100), direction="both").fit(X)
+    # x0: the 100th percentile (9, the maximum) makes x0>9 all 0; x1 is constant;
+    # x2: the 50th percentile is 0 and the 100th is 2, the maximum.
+    assert b.get_feature_names_out().tolist() == ["x0>4.5", "x0<=4.5", "x2>0", "x2<=0"]
+    assert b.dropped_features_.tolist() == ["x0>9", "x0<=9", "x1>7", "x1<=7", "x2>2", "x2<=2"]
+    assert len(b.thresholds_[1]) == 0 and b.constant_features_.size == 0
+    assert b.transform(X).shape == (10, 4)
+    again = PercentileBinarizer.from_dict(b.to_dict())
+    assert again.dropped_features_.tolist() == b.dropped_features_.tolist()
+    # The paper's protocol (one percentile, ">") keeps one column per feature, constant or not.
+    single = PercentileBinarizer(percentile=100).fit(X)
+    assert single.get_feature_names_out().tolist() == ["x0>9", "x1>7", "x2>2"]
+    assert single.dropped_features_.size == 0 and single.constant_features_.size == 3
+
+
+def test_close_thresholds_of_one_feature_get_distinct_names():
+    X = np.r_[np.full(5, 0.31212), np.full(5, 0.31248), np.full(5, 0.5)][:, None]
+    b = PercentileBinarizer(percentile=(10, 50)).fit(X)
+    names = b.get_feature_names_out().tolist()
+    assert names == ["x0>0.3121", "x0>0.3125"]
+    X = np.r_[np.full(5, 1234.2), np.full(5, 1234.4), np.full(5, 2000.0)][:, None]
+    assert PercentileBinarizer(percentile=(10, 50)).fit(X).get_feature_names_out().tolist() == [
+        "x0>1234.2", "x0>1234.4"]
+
+
+@pytest.mark.parametrize("kwargs", [dict(percentile=(10, 50, 90)), dict(n_quantiles=3, direction="both"),
+                                    dict(percentile=(20, 80), direction="both", inclusive=True),
+                                    dict(zeros="presence"), dict(zeros="presence", percentile=(50, 90),
+                                                                 direction="both")])
+@pytest.mark.parametrize("container", [sp.csr_array, sp.csc_matrix])
+def test_several_cuts_sparse_equals_dense(kwargs, container, global_random_seed):
+    X = _mixed_matrix(global_random_seed)
+    dense = PercentileBinarizer(nominal_features=[4], **kwargs).fit(X)
+    sparse = PercentileBinarizer(nominal_features=[4], **kwargs).fit(container(X))
+    assert sparse.get_feature_names_out().tolist() == dense.get_feature_names_out().tolist()
+    assert sparse.dropped_features_.tolist() == dense.dropped_features_.tolist()
+    np.testing.assert_array_equal(sparse.positive_rate_, dense.positive_rate_)
+    X_test = _mixed_matrix(global_random_seed + 100)
+    X_test[0, 4] = 9  # unknown nominal value
+    np.testing.assert_array_equal(sparse.transform(container(X_test)).toarray(), dense.transform(X_test))
+
+
+def test_sparse_counts_are_never_densified():
+    """zeros='presence' on sparse counts: fit and transform read the stored entries only."""
+    rng = np.random.RandomState(0)
+    n, d, nnz = 20_000, 1_000, 40_000
+    X = sp.csr_array((rng.randint(1, 6, nnz).astype(float), (rng.randint(0, n, nnz), rng.randint(0, d, nnz))),
+                     shape=(n, d))
+    X.sum_duplicates()
+    tracemalloc.start()
+    try:
+        b = PercentileBinarizer(zeros="presence", percentile=(50, 90)).fit(X)
+        Xt = b.transform(X)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 20e6, f"peak {peak / 1e6:.0f} MB: the sparse matrix was densified"
+    names = b.get_feature_names_out()
+    presence = np.flatnonzero([name.endswith(">0") for name in names])
+    assert presence.size == d  # every column holds zeros and counts: f>0 first
+    np.testing.assert_array_equal((Xt[:, presence] != (X > 0)).nnz, 0)
