@@ -903,6 +903,311 @@ cdef tuple _best_prefixes(const Search* searches, Py_ssize_t n_jobs, const ptr_t
     return indptr, ids
 
 
+cdef struct Batch:
+    # One call's inputs and buffers as raw pointers, so that the parallel loops
+    # read them without touching Python objects (the arrays outlive the call's steps).
+    const ptr_t* f_indptr
+    const index_t* f_ids         # NULL when there is no occurrence
+    const ptr_t* r_indptr
+    const index_t* r_ids         # NULL when there is no occurrence
+    const uint8_t* roles         # row t (tail slot t) at roles + t * roles_stride
+    Py_ssize_t roles_stride
+    const ptr_t* n_positive
+    const index_t* job_tail
+    const index_t* job_pos
+    const index_t* job_neg
+    Py_ssize_t n_jobs
+    Py_ssize_t n_slots
+    Py_ssize_t n_features
+    Py_ssize_t n_records
+    Py_ssize_t min_length
+    Py_ssize_t max_length
+    double epsilon
+    const uint64_t* record_bits   # F_D of every record, n_words words each, or NULL
+    Py_ssize_t n_words
+    const uint64_t* feature_bits  # D[{h}] of every feature, n_rw words each, or NULL
+    Py_ssize_t n_rw
+    double mean_length           # feature occurrences per record
+    uint64_t* slot_bits          # per slot: its positives, then its role-0 records (slot_row words each)
+    Py_ssize_t slot_row
+    uint8_t* slot_ready          # slot_bits of the slot filled
+    uint8_t* direct              # the slot has a search whose last step may skip its node
+    const ptr_t* voff            # where each search's visited features and scores go
+    index_t* visited
+    double* scores
+
+
+cdef inline uint64_t* _slot_bits(const Batch* b, Py_ssize_t t) noexcept nogil:
+    return b.slot_bits + t * 2 * b.slot_row
+
+
+cdef inline void _ready_slot(Batch* b, Py_ssize_t t) noexcept nogil:
+    # Filled on first need only: most slots never have a node built by popcounts.
+    if not b.slot_ready[t]:
+        b.slot_ready[t] = 1
+        _role_bits(b.roles + t * b.roles_stride, b.n_records, _slot_bits(b, t), _slot_bits(b, t) + b.slot_row)
+
+
+cdef int _check_inputs(GreedyHeadMemo memo, const index_t[::1] roots, Py_ssize_t n_slots,
+                       const uint64_t[::1] record_bits, Py_ssize_t n_words,
+                       const uint64_t[::1] feature_bits, Py_ssize_t n_record_words) except -1:
+    """Raise ValueError for bitsets too small for the data, or roots that are not this memo's.
+
+    Called before anything is added to the memo, so that a bad call leaves
+    it as it was; a root id from another memo (or a cleared one) would be
+    read out of bounds.
+    """
+    cdef Py_ssize_t n_features = memo.n_features, n_records = memo.n_records, t
+    if record_bits is not None:
+        if n_words < 1 or n_words * 64 < n_features or record_bits.shape[0] < n_records * n_words:
+            raise ValueError(f"greedy_heads_memo: record_bits is too small for the data "
+                             f"({record_bits.shape[0]} words, n_words={n_words}, "
+                             f"{n_records} records, {n_features} features)")
+    for t in range(n_slots):
+        if roots[t] != -1 and not (0 <= roots[t] < <index_t> memo.node_start.size()
+                                   and memo.node_depth[roots[t]] == 0):
+            raise ValueError(f"greedy_heads_memo: roots[{t}] = {roots[t]} is not a root node of this memo "
+                             f"(it has {memo.node_start.size()} nodes); pass -1 to build the root")
+    if feature_bits is not None:
+        if (n_record_words < 1 or n_record_words * 64 < n_records
+                or feature_bits.shape[0] < n_features * n_record_words):
+            raise ValueError(f"greedy_heads_memo: feature_bits is too small for the data "
+                             f"({feature_bits.shape[0]} words, n_record_words={n_record_words}, "
+                             f"{n_features} features, {n_records} records)")
+    return 0
+
+
+cdef void _start_searches(Search* searches, Batch* b, const index_t[::1] roots, const ptr_t[::1] coff,
+                          const ptr_t[::1] cand_indptr, const index_t* cand_ids, bint difference,
+                          uint64_t* cand_bits) noexcept nogil:
+    """Every job's search at its tail's root, with its candidate source and, when the
+    records have bitsets, its candidates F' = F_{D+} minus F_{D-} as one bitset.
+
+    Marks the slots (``b.direct``) with a search whose last step may be made
+    without its node: dense records, and few candidates (``_choose_last``).
+    """
+    cdef Py_ssize_t j, k, i, n_words = b.n_words
+    cdef Search* s
+    cdef const uint64_t* pos_bits
+    cdef const uint64_t* neg_bits
+    cdef index_t pos, neg, tail
+    cdef bint dense_records = (b.feature_bits != NULL and b.n_records > 0 and b.n_features > 0
+                               and b.max_length >= 2
+                               and <double> b.r_indptr[b.n_records]
+                               >= LAST_STEP_DENSITY * b.n_features * b.n_records)
+    for j in range(b.n_jobs):
+        s = &searches[j]
+        tail = b.job_tail[j]
+        pos = b.job_pos[j]
+        neg = b.job_neg[j]
+        s.node = roots[tail]
+        s.pending = -1
+        s.status = 0
+        s.n_visited = 0
+        s.limit = -1
+        s.best_allowed = 0.0
+        s.pos_key = pos if pos >= 0 else b.n_records + tail
+        s.neg_key = neg if (difference and pos >= 0 and neg >= 0) else -1
+        s.all_present = pos >= 0
+        s.voff = b.voff[j]
+        s.n_cand = coff[j + 1] - coff[j]
+        if pos >= 0:
+            s.cand = b.r_ids + b.r_indptr[pos] if b.r_ids != NULL else NULL
+        else:
+            s.cand = cand_ids + cand_indptr[tail] if cand_ids != NULL else NULL
+        s.cand_bits = NULL
+        if b.record_bits != NULL and pos >= 0:
+            # A single bit test per entry a search reads.
+            pos_bits = b.record_bits + pos * n_words
+            neg_bits = b.record_bits + neg * n_words if s.neg_key >= 0 else NULL
+            for k in range(n_words):
+                cand_bits[j * n_words + k] = pos_bits[k] & (~neg_bits[k] if neg_bits != NULL else ~(<uint64_t> 0))
+            s.cand_bits = &cand_bits[j * n_words]
+            # |F'| from the bitset (no read of the records' id lists); the step limit
+            # is min(max_length, |F'|).
+            i = popcount_words(s.cand_bits, n_words)
+            s.n_candidates = i
+            s.limit = min(b.max_length, i)
+            if dense_records and i * LAST_STEP_READS <= b.n_features:
+                b.direct[tail] = 1
+
+
+cdef inline void _ready_search(Search* s, Workspace* w, const Batch* b, index_t neg) noexcept nogil:
+    # Without a candidates' bitset, F' = F_{D+} minus F_{D-} is read from the thread's
+    # stamps: rewrite them unless they already hold this search's records (searches of
+    # one seed pair often follow each other).  On the first visit, the step limit.
+    cdef Py_ssize_t k, i
+    cdef ptr_t a
+    if s.cand_bits == NULL:
+        if w.pos_key != s.pos_key:
+            for k in range(s.n_cand):
+                w.pos_stamp[s.cand[k]] = s.pos_key + 1
+            w.pos_key = s.pos_key
+        if s.neg_key >= 0 and w.neg_key != s.neg_key:
+            for a in range(b.r_indptr[neg], b.r_indptr[neg + 1]):
+                w.neg_stamp[b.r_ids[a]] = s.neg_key + 1
+            w.neg_key = s.neg_key
+    if s.limit < 0:
+        # min(max_length, |F'|)
+        i = s.n_cand
+        if s.neg_key >= 0:
+            for a in range(b.r_indptr[neg], b.r_indptr[neg + 1]):
+                i = i - (w.pos_stamp[b.r_ids[a]] == s.pos_key + 1)
+        s.limit = min(b.max_length, i)
+
+
+cdef void _advance_all(Search* searches, GreedyHeadMemo memo, const Batch* b, Workspace* ws,
+                       int n_thr) noexcept:
+    """Advance every running search through the nodes built so far, in parallel."""
+    cdef Py_ssize_t j
+    cdef int tid
+    cdef index_t tail
+    with nogil:
+        for j in prange(b.n_jobs, schedule="dynamic", num_threads=n_thr):
+            if searches[j].status != 0:
+                continue
+            tid = threadid()
+            tail = b.job_tail[j]
+            _ready_search(&searches[j], &ws[tid], b, b.job_neg[j])
+            _advance(&searches[j], memo, b.visited + searches[j].voff, b.scores + searches[j].voff,
+                     b.min_length, b.epsilon, b.n_positive[tail], &ws[tid],
+                     b.feature_bits, b.n_rw, _slot_bits(b, tail) if b.direct[tail] else NULL,
+                     b.n_words, b.mean_length)
+
+
+cdef class _Requests:
+    """A round's distinct requests: children (node, feature) to build, or nodes (feature -2) to complete.
+
+    Several searches waiting for the same node make one request; the
+    entries built for them are owned here until the memo has copied them.
+    """
+    cdef vector[index_t] node, feature, slot
+    cdef vector[double] phi
+    cdef vector[Entry*] items
+    cdef vector[Py_ssize_t] count, keep, n_sorted
+    cdef KeyMap index
+
+    def __dealloc__(self):
+        cdef size_t i
+        for i in range(self.items.size()):
+            if self.items[i] != NULL:
+                free(self.items[i])
+        self.index.release()
+
+    cdef Py_ssize_t collect(self, const Search* searches, const Batch* b, GreedyHeadMemo memo) except -1:
+        """The requests of the waiting searches (status 1), in job order; returns how many."""
+        cdef Py_ssize_t j, n_need
+        cdef uint64_t key
+        self.node.clear()
+        self.feature.clear()
+        self.slot.clear()
+        self.phi.clear()
+        self.index.reset()
+        for j in range(b.n_jobs):
+            if searches[j].status != 1:
+                continue
+            key = _child_key(searches[j].node, searches[j].pending)
+            if self.index.find(key) < 0:
+                self.index.set(key, self.node.size())
+                self.node.push_back(searches[j].node)
+                self.feature.push_back(searches[j].pending)
+                self.slot.push_back(b.job_tail[j])
+                if searches[j].pending >= 0:
+                    # phi of the child's head: the value the search just recorded.
+                    self.phi.push_back(b.scores[b.voff[j] + searches[j].n_visited - 1])
+                else:
+                    self.phi.push_back(memo.node_phi[searches[j].node])
+        n_need = self.node.size()
+        self.items.assign(n_need, NULL)
+        self.count.assign(n_need, 0)
+        self.keep.assign(n_need, 0)
+        self.n_sorted.assign(n_need, 0)
+        return n_need
+
+    cdef void build(self, GreedyHeadMemo memo, Batch* b, Workspace* ws, index_t[:, :, ::1] pth,
+                    int n_thr) noexcept:
+        """Build the requested nodes' entries in parallel (paths recovered through the parents).
+
+        The slots' role bitsets are filled first, serially: the threads share them.
+        """
+        cdef Py_ssize_t n_need = self.node.size(), i, k, n_path
+        cdef int tid
+        cdef index_t node
+        cdef bint child
+        with nogil:
+            if b.feature_bits != NULL:
+                for i in range(n_need):
+                    _ready_slot(b, self.slot[i])
+            for i in prange(n_need, schedule="dynamic", num_threads=n_thr):
+                tid = threadid()
+                node = self.node[i]
+                child = self.feature[i] >= 0
+                n_path = memo.node_depth[node]
+                if child:
+                    n_path = n_path + 1
+                    pth[tid, 0, n_path - 1] = self.feature[i]
+                    k = n_path - 2
+                else:
+                    k = n_path - 1
+                while k >= 0:
+                    pth[tid, 0, k] = memo.node_feature[node]
+                    node = memo.node_parent[node]
+                    k = k - 1
+                self.count[i] = _build_entries(b.f_indptr, b.f_ids, b.r_indptr, b.r_ids,
+                                               b.roles + self.slot[i] * b.roles_stride, memo.gamma, self.phi[i],
+                                               &pth[tid, 0, 0], n_path, b.n_records, b.n_features,
+                                               memo.top_k if child else b.n_features,
+                                               memo.child_sorted if child else memo.sorted_prefix,
+                                               b.feature_bits, _slot_bits(b, self.slot[i]), b.n_rw,
+                                               &ws[tid], &self.items[i], &self.keep[i], &self.n_sorted[i])
+
+    cdef int add_to(self, GreedyHeadMemo memo) except -1:
+        """Add the built nodes to the trees (serial); returns 1 when a build failed, else 0.
+
+        The nodes that were built are added even then, and the caller reports
+        the failure after the threads' counters are in the memo.
+        """
+        cdef Py_ssize_t i, n_need = self.node.size()
+        cdef bint failed = False
+        cdef index_t node
+        for i in range(n_need):
+            if self.count[i] < 0:
+                failed = True
+                continue
+            node = self.node[i]
+            if self.feature[i] >= 0:
+                memo._add_node(node, self.feature[i], memo.node_depth[node] + 1, self.phi[i],
+                               self.items[i], self.count[i], self.keep[i], self.n_sorted[i])
+            else:
+                memo._complete_node(node, self.items[i], self.count[i])
+            free(self.items[i])
+            self.items[i] = NULL
+        return 1 if failed else 0
+
+
+cdef void _collect_counters(GreedyHeadMemo memo, Workspace* ws, int n_thr) noexcept:
+    # The threads' counts of how nodes were counted and of direct last steps, into the memo.
+    cdef int i
+    for i in range(n_thr):
+        memo.n_dense_counts += ws[i].n_dense
+        memo.n_bitset_counts += ws[i].n_bitset
+        memo.n_direct_steps += ws[i].n_direct
+        ws[i].n_dense = 0
+        ws[i].n_bitset = 0
+        ws[i].n_direct = 0
+
+
+cdef void _resume_waiting(Search* searches, Py_ssize_t n_jobs, GreedyHeadMemo memo) noexcept:
+    # The searches that waited for a node go on from it (a built child, or their completed node).
+    cdef Py_ssize_t j
+    for j in range(n_jobs):
+        if searches[j].status == 1:
+            if searches[j].pending >= 0:
+                searches[j].node = <index_t> memo.children.find(_child_key(searches[j].node, searches[j].pending))
+            searches[j].pending = -1
+            searches[j].status = 0
+
+
 def greedy_heads_memo(GreedyHeadMemo memo,
                       const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
                       const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
@@ -938,61 +1243,58 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     (``LAST_STEP_DENSITY``, ``LAST_STEP_READS``).  The heads are the same.
     """
     cdef Py_ssize_t n_jobs = job_tail.shape[0], n_slots = roles.shape[0]
-    cdef Py_ssize_t n_features = memo.n_features, n_records = memo.n_records
-    cdef Py_ssize_t j, t, i, k, n_items, n_need, n_path
-    cdef int n_thr = max(n_threads, 1), failed = 0, tid
-    cdef double gamma = memo.gamma
-    cdef index_t f, node
-    cdef ptr_t a, b
-    cdef Entry* items
-    cdef const index_t* f_ids_p = &f_ids[0] if f_ids.shape[0] > 0 else NULL
-    cdef const index_t* r_ids_p = &r_ids[0] if r_ids.shape[0] > 0 else NULL
+    cdef Py_ssize_t n_features = memo.n_features, n_records = memo.n_records, j
+    cdef int n_thr = max(n_threads, 1), failed
+    cdef Batch b
     if n_jobs == 0:
         return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int32)
     if max_length < 0 or max_length > n_features:
         max_length = n_features   # a head has at most n_features features
+    _check_inputs(memo, roots, n_slots, record_bits, n_words, feature_bits, n_record_words)
 
-    # Per-record feature bitsets: ``n_words`` words per record, or none (stamps);
-    # checked before anything is added to the memo.
-    cdef const uint64_t* bits_p = NULL
-    if record_bits is not None:
-        if n_words < 1 or n_words * 64 < n_features or record_bits.shape[0] < n_records * n_words:
-            raise ValueError(f"greedy_heads_memo: record_bits is too small for the data "
-                             f"({record_bits.shape[0]} words, n_words={n_words}, "
-                             f"{n_records} records, {n_features} features)")
-        if record_bits.shape[0] > 0:
-            bits_p = &record_bits[0]
-    # A root id from another memo (or a cleared one) would be read out of bounds.
-    for t in range(n_slots):
-        if roots[t] != -1 and not (0 <= roots[t] < <index_t> memo.node_start.size()
-                                   and memo.node_depth[roots[t]] == 0):
-            raise ValueError(f"greedy_heads_memo: roots[{t}] = {roots[t]} is not a root node of this memo "
-                             f"(it has {memo.node_start.size()} nodes); pass -1 to build the root")
-    # Per-feature record bitsets, and per slot its positives and role-0 records as bitsets.
-    cdef const uint64_t* fbits_p = NULL
-    cdef Py_ssize_t n_rw = 0
-    if feature_bits is not None:
-        if (n_record_words < 1 or n_record_words * 64 < n_records
-                or feature_bits.shape[0] < n_features * n_record_words):
-            raise ValueError(f"greedy_heads_memo: feature_bits is too small for the data "
-                             f"({feature_bits.shape[0]} words, n_record_words={n_record_words}, "
-                             f"{n_features} features, {n_records} records)")
-        if feature_bits.shape[0] > 0 and n_features > 0 and n_records > 0:
-            fbits_p = &feature_bits[0]
-            n_rw = n_record_words
-    # Filled when a node of the slot is first built in this call (most slots need none).
-    slot_bits = np.zeros((max(n_slots, 1), 2, max(n_rw, 1)), dtype=np.uint64)
-    cdef uint64_t[:, :, ::1] sbits = slot_bits
+    b.f_indptr = &f_indptr[0]
+    b.f_ids = &f_ids[0] if f_ids.shape[0] > 0 else NULL
+    b.r_indptr = &r_indptr[0]
+    b.r_ids = &r_ids[0] if r_ids.shape[0] > 0 else NULL
+    b.roles = &roles[0, 0] if roles.shape[0] > 0 and roles.shape[1] > 0 else NULL
+    b.roles_stride = roles.strides[0]
+    b.n_positive = &n_positive[0] if n_positive.shape[0] > 0 else NULL
+    b.job_tail = &job_tail[0]
+    b.job_pos = &job_pos[0]
+    b.job_neg = &job_neg[0]
+    b.n_jobs = n_jobs
+    b.n_slots = n_slots
+    b.n_features = n_features
+    b.n_records = n_records
+    b.min_length = min_length
+    b.max_length = max_length
+    b.epsilon = epsilon
+    b.record_bits = &record_bits[0] if record_bits is not None and record_bits.shape[0] > 0 else NULL
+    b.n_words = n_words
+    b.feature_bits = NULL
+    b.n_rw = 0
+    if feature_bits is not None and feature_bits.shape[0] > 0 and n_features > 0 and n_records > 0:
+        b.feature_bits = &feature_bits[0]
+        b.n_rw = n_record_words
+    b.mean_length = <double> r_indptr[n_records] / <double> n_records if n_records > 0 else 0.0
+    # Each slot's role bitsets, filled when the slot first needs them (most slots never do).
+    b.slot_row = max(b.n_rw, 1)
+    slot_bits = np.zeros((max(n_slots, 1), 2, b.slot_row), dtype=np.uint64)
     slot_ready = np.zeros(max(n_slots, 1), dtype=np.uint8)
-    cdef uint8_t[::1] sready = slot_ready
+    direct_slots = np.zeros(max(n_slots, 1), dtype=np.uint8)
+    cdef uint64_t[:, :, ::1] slot_bits_v = slot_bits
+    cdef uint8_t[::1] slot_ready_v = slot_ready, direct_v = direct_slots
+    b.slot_bits = &slot_bits_v[0, 0, 0]
+    b.slot_ready = &slot_ready_v[0]
+    b.direct = &direct_v[0]
 
     _build_roots(memo, f_indptr, r_indptr, r_ids, roles, roots)
 
-    # Candidates of each job: F_{D+} (minus F_{D-} through the stamps), or the tail's list.
+    # Candidates of each job: F_{D+} (minus F_{D-}), or the tail's list.  A search
+    # visits at most min(max_length, |candidates|) features: room for that many.
     cand_off = np.zeros(n_jobs + 1, dtype=np.int64)
     cdef ptr_t[::1] coff = cand_off
     job_candidate_offsets(job_tail, job_pos, r_indptr, cand_indptr, coff)
-    # A search visits at most min(max_length, |candidates|) features: room for that many.
     visit_off = np.zeros(n_jobs + 1, dtype=np.int64)
     cdef ptr_t[::1] voff = visit_off
     for j in range(n_jobs):
@@ -1001,206 +1303,39 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     scores_buf = np.empty(max(voff[n_jobs], 1), dtype=np.float64)
     cdef index_t[::1] visited_v = visited_buf
     cdef double[::1] scores_v = scores_buf
-    cdef const index_t* cand_ids_p = &cand_ids[0] if cand_ids.shape[0] > 0 else NULL
+    b.voff = &voff[0]
+    b.visited = &visited_v[0]
+    b.scores = &scores_v[0]
     # Per-thread workspaces (stamps need no reset: a key's stamps are rewritten when it changes).
     cdef vector[Workspace] ws
     ws.resize(n_thr)
-    workspace_arrays = _workspaces(&ws[0], n_thr, n_features, n_records, max_length, n_rw)
+    workspace_arrays = _workspaces(&ws[0], n_thr, n_features, n_records, max_length, b.n_rw)
     cdef index_t[:, :, ::1] pth = workspace_arrays[0]
 
-    # Slots with a search whose last step may be made without its node (_choose_last:
-    # candidates from the records' bitsets, counts from the features' bitsets).
-    direct_slots = np.zeros(max(n_slots, 1), dtype=np.uint8)
-    cdef uint8_t[::1] direct = direct_slots
-    cdef bint dense_records = (fbits_p != NULL and n_records > 0 and n_features > 0 and max_length >= 2
-                               and <double> r_indptr[n_records] >= LAST_STEP_DENSITY * n_features * n_records)
-    cand_bits_buf = np.zeros(max(n_jobs * n_words if bits_p != NULL else 1, 1), dtype=np.uint64)
-    cdef uint64_t[::1] cbits = cand_bits_buf
-    cdef const uint64_t* pos_bits
-    cdef const uint64_t* neg_bits
+    cand_bits_buf = np.zeros(max(n_jobs * n_words if b.record_bits != NULL else 1, 1), dtype=np.uint64)
+    cdef uint64_t[::1] cand_bits_v = cand_bits_buf
     cdef vector[Search] searches
     searches.resize(n_jobs)
-    for j in range(n_jobs):
-        searches[j].node = roots[job_tail[j]]
-        searches[j].pending = -1
-        searches[j].status = 0
-        searches[j].n_visited = 0
-        searches[j].limit = -1
-        searches[j].best_allowed = 0.0
-        searches[j].pos_key = job_pos[j] if job_pos[j] >= 0 else n_records + job_tail[j]
-        searches[j].neg_key = job_neg[j] if (difference and job_pos[j] >= 0 and job_neg[j] >= 0) else -1
-        searches[j].all_present = job_pos[j] >= 0
-        searches[j].voff = voff[j]
-        searches[j].n_cand = coff[j + 1] - coff[j]
-        if job_pos[j] >= 0:
-            searches[j].cand = r_ids_p + r_indptr[job_pos[j]] if r_ids_p != NULL else NULL
-        else:
-            searches[j].cand = cand_ids_p + cand_indptr[job_tail[j]] if cand_ids_p != NULL else NULL
-        searches[j].cand_bits = NULL
-        if bits_p != NULL and job_pos[j] >= 0:
-            # The candidates as one bitset, F_{D+} minus F_{D-} from the records' bitsets:
-            # a single bit test per entry a search reads.
-            pos_bits = bits_p + job_pos[j] * n_words
-            neg_bits = bits_p + job_neg[j] * n_words if searches[j].neg_key >= 0 else NULL
-            for k in range(n_words):
-                cbits[j * n_words + k] = pos_bits[k] & (~neg_bits[k] if neg_bits != NULL else ~(<uint64_t> 0))
-            searches[j].cand_bits = &cbits[j * n_words]
-            # |F'| = |F_{D+} \\ F_{D-}|: the popcount of the candidates' bitset (no read of the
-            # records' id lists); the step limit is min(max_length, |F'|).
-            i = popcount_words(&cbits[j * n_words], n_words)
-            searches[j].n_candidates = i
-            searches[j].limit = min(max_length, i)
-            if dense_records and i * LAST_STEP_READS <= n_features:
-                direct[job_tail[j]] = 1
+    with nogil:
+        _start_searches(&searches[0], &b, roots, coff, cand_indptr,
+                        &cand_ids[0] if cand_ids.shape[0] > 0 else NULL, difference, &cand_bits_v[0])
+        if b.feature_bits != NULL:
+            # The slots of direct last steps need their role bitsets from the first round on.
+            for j in range(n_slots):
+                if b.direct[j]:
+                    _ready_slot(&b, j)
 
-    # Requests of a round: distinct (node, feature) children to build, or nodes to complete.
-    cdef vector[index_t] need_node, need_feature, need_slot
-    cdef vector[double] need_phi
-    cdef vector[Entry*] need_items
-    cdef vector[Py_ssize_t] need_count, need_keep, need_sorted
-    cdef KeyMap need_index
-    cdef uint64_t key
-    cdef index_t neg
-
-    # Those slots' role bitsets are needed from the first round on.
-    cdef double mean_length = <double> r_indptr[n_records] / <double> n_records if n_records > 0 else 0.0
-    if fbits_p != NULL:
-        with nogil:
-            for t in range(n_slots):
-                if not direct[t]:
-                    continue
-                sready[t] = 1
-                _role_bits(&roles[t, 0], n_records, &sbits[t, 0, 0], &sbits[t, 1, 0])
-
-    try:
-        while True:
-            # 1. Advance every running search through the nodes built so far.
-            with nogil:
-                for j in prange(n_jobs, schedule="dynamic", num_threads=n_thr):
-                    if searches[j].status != 0:
-                        continue
-                    tid = threadid()
-                    neg = job_neg[j]
-                    if searches[j].cand_bits == NULL:
-                        # Candidates F' = F_{D+} minus F_{D-}: stamp the thread's arrays
-                        # with this search's records unless they already hold them.
-                        if ws[tid].pos_key != searches[j].pos_key:
-                            for k in range(searches[j].n_cand):
-                                ws[tid].pos_stamp[searches[j].cand[k]] = searches[j].pos_key + 1
-                            ws[tid].pos_key = searches[j].pos_key
-                        if searches[j].neg_key >= 0 and ws[tid].neg_key != searches[j].neg_key:
-                            for a in range(r_indptr[neg], r_indptr[neg + 1]):
-                                ws[tid].neg_stamp[r_ids[a]] = searches[j].neg_key + 1
-                            ws[tid].neg_key = searches[j].neg_key
-                    if searches[j].limit < 0:
-                        # First visit without a candidates' bitset: the step limit, min(max_length, |F'|).
-                        i = searches[j].n_cand
-                        if searches[j].neg_key >= 0:
-                            for a in range(r_indptr[neg], r_indptr[neg + 1]):
-                                i = i - (ws[tid].pos_stamp[r_ids[a]] == searches[j].pos_key + 1)
-                        searches[j].limit = min(max_length, i)
-                    _advance(&searches[j], memo, &visited_v[0] + searches[j].voff, &scores_v[0] + searches[j].voff,
-                             min_length, epsilon, n_positive[job_tail[j]], &ws[tid],
-                             fbits_p, n_rw, &sbits[job_tail[j], 0, 0] if direct[job_tail[j]] else NULL,
-                             n_words, mean_length)
-
-            # 2. Distinct requests: key (node, feature) for a child, (node, -2 as uint32) to complete it.
-            need_node.clear()
-            need_feature.clear()
-            need_slot.clear()
-            need_phi.clear()
-            need_index.reset()
-            for j in range(n_jobs):
-                if searches[j].status != 1:
-                    continue
-                key = _child_key(searches[j].node, searches[j].pending)
-                if need_index.find(key) < 0:
-                    need_index.set(key, need_node.size())
-                    need_node.push_back(searches[j].node)
-                    need_feature.push_back(searches[j].pending)
-                    need_slot.push_back(job_tail[j])
-                    if searches[j].pending >= 0:
-                        # phi of the child's head: the value the search just recorded.
-                        need_phi.push_back(scores_v[voff[j] + searches[j].n_visited - 1])
-                    else:
-                        need_phi.push_back(memo.node_phi[searches[j].node])
-            n_need = need_node.size()
-            if n_need == 0:
-                break
-            need_items.assign(n_need, NULL)
-            need_count.assign(n_need, 0)
-            need_keep.assign(n_need, 0)
-            need_sorted.assign(n_need, 0)
-
-            # The role bitsets of the slots to build (serial: before the threads share them).
-            if fbits_p != NULL:
-                with nogil:
-                    for i in range(n_need):
-                        t = need_slot[i]
-                        if sready[t]:
-                            continue
-                        sready[t] = 1
-                        _role_bits(&roles[t, 0], n_records, &sbits[t, 0, 0], &sbits[t, 1, 0])
-
-            # 3. Build them (paths recovered through the parents), in parallel.
-            with nogil:
-                for i in prange(n_need, schedule="dynamic", num_threads=n_thr):
-                    tid = threadid()
-                    node = need_node[i]
-                    n_path = memo.node_depth[node]
-                    if need_feature[i] >= 0:
-                        n_path = n_path + 1
-                        pth[tid, 0, n_path - 1] = need_feature[i]
-                        k = n_path - 2
-                    else:
-                        k = n_path - 1
-                    while k >= 0:
-                        pth[tid, 0, k] = memo.node_feature[node]
-                        node = memo.node_parent[node]
-                        k = k - 1
-                    need_count[i] = _build_entries(&f_indptr[0], f_ids_p, &r_indptr[0], r_ids_p,
-                                                   &roles[need_slot[i], 0], gamma, need_phi[i],
-                                                   &pth[tid, 0, 0], n_path, n_records, n_features,
-                                                   memo.top_k if need_feature[i] >= 0 else n_features,
-                                                   memo.child_sorted if need_feature[i] >= 0 else memo.sorted_prefix,
-                                                   fbits_p, &sbits[need_slot[i], 0, 0], n_rw,
-                                                   &ws[tid], &need_items[i], &need_keep[i], &need_sorted[i])
-
-            # 4. Add them to the trees (serial), and let the waiting searches go on.
-            for i in range(n_need):
-                if need_count[i] < 0:
-                    failed = 1
-                    continue
-                node = need_node[i]
-                if need_feature[i] >= 0:
-                    memo._add_node(node, need_feature[i], memo.node_depth[node] + 1, need_phi[i],
-                                   need_items[i], need_count[i], need_keep[i], need_sorted[i])
-                else:
-                    memo._complete_node(node, need_items[i], need_count[i])
-                free(need_items[i])
-                need_items[i] = NULL
-            for i in range(n_thr):
-                memo.n_dense_counts += ws[i].n_dense
-                memo.n_bitset_counts += ws[i].n_bitset
-                memo.n_direct_steps += ws[i].n_direct
-                ws[i].n_dense = 0
-                ws[i].n_bitset = 0
-                ws[i].n_direct = 0
-            if failed:
-                raise MemoryError("greedy_heads_memo: could not allocate a node")
-            for j in range(n_jobs):
-                if searches[j].status == 1:
-                    if searches[j].pending >= 0:
-                        searches[j].node = <index_t> memo.children.find(
-                            _child_key(searches[j].node, searches[j].pending))
-                    searches[j].pending = -1
-                    searches[j].status = 0
-
-        for i in range(n_thr):
-            memo.n_direct_steps += ws[i].n_direct   # those of the last round
-            ws[i].n_direct = 0
-        return _best_prefixes(&searches[0], n_jobs, voff, visited_v, scores_v, min_length)
-    finally:
-        for i in range(need_items.size()):
-            if need_items[i] != NULL:
-                free(need_items[i])
+    # Rounds: advance every search as far as the trees allow, then build the nodes they wait for.
+    cdef _Requests requests = _Requests()
+    while True:
+        _advance_all(&searches[0], memo, &b, &ws[0], n_thr)
+        if requests.collect(&searches[0], &b, memo) == 0:
+            break
+        requests.build(memo, &b, &ws[0], pth, n_thr)
+        failed = requests.add_to(memo)
+        _collect_counters(memo, &ws[0], n_thr)
+        if failed:
+            raise MemoryError("greedy_heads_memo: could not allocate a node")
+        _resume_waiting(&searches[0], n_jobs, memo)
+    _collect_counters(memo, &ws[0], n_thr)   # the direct last steps of the last round
+    return _best_prefixes(&searches[0], n_jobs, voff, visited_v, scores_v, min_length)

@@ -57,12 +57,6 @@ static inline void corset_gh_partition(corset_gh_entry* first, Py_ssize_t k, Py_
 static inline void corset_gh_sort(corset_gh_entry* first, Py_ssize_t n) {
     std::sort(first, first + n, corset_gh_order());
 }
-/* The popcount loop of a node build, for every feature f: |D[f] & D[H]|,
-   |D[f] & D[H] & D_T^+| and |D[f] & D[H] & role 0| over words lo..hi;
-   features with a record in D[H] and not on the path are written to
-   touched[] in increasing id order.  Returns how many.  Built twice on
-   x86-64 Linux with GCC (target_clones): with the POPCNT instruction and
-   without, the loader picking the one the CPU runs (the same counts). */
 /* D[H] as a bitset: the AND of the path's feature bitsets (n_rw words each)
    into dh[0..n_rw); its first and last non-zero words into *lo and *hi.
    Returns |D[H]| (0: *lo > *hi). */
@@ -108,6 +102,12 @@ static int64_t corset_gh_counts(const uint64_t* col, const uint64_t* dh, const u
     *other = o;
     return all;
 }
+/* The popcount loop of a node build, for every feature f: |D[f] & D[H]|,
+   |D[f] & D[H] & D_T^+| and |D[f] & D[H] & role 0| over words lo..hi;
+   features with a record in D[H] and not on the path are written to
+   touched[] in increasing id order.  Returns how many.  Like every
+   popcount loop here, built with CORSET_POPCNT_CLONES (corset_bits.h): with
+   the POPCNT instruction where the CPU has it, the same counts without. */
 CORSET_POPCNT_CLONES
 static Py_ssize_t corset_gh_count_features(const uint64_t* feature_bits, Py_ssize_t n_features,
                                            Py_ssize_t n_rw, const uint64_t* dh, const uint64_t* dpos,
