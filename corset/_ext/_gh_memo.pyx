@@ -1208,6 +1208,17 @@ cdef void _resume_waiting(Search* searches, Py_ssize_t n_jobs, GreedyHeadMemo me
             searches[j].status = 0
 
 
+def popcount(const uint64_t[::1] words):
+    """The number of bits set in ``words``, counted as node builds count (for tests).
+
+    The loop is the one built twice (``CORSET_POPCNT_CLONES``): a test of it
+    checks the clone this CPU runs against a reference count.
+    """
+    if words.shape[0] == 0:
+        return 0
+    return popcount_words(&words[0], words.shape[0])
+
+
 def greedy_heads_memo(GreedyHeadMemo memo,
                       const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
                       const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
