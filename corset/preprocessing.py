@@ -187,7 +187,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         Which input columns are nominal: column indices, a boolean mask of
         length ``n_features_in_``, or column names when fitting on a pandas
         DataFrame with string column names.  None means every column is
-        numeric.  Give either this or ``feature_types``, not both.
+        numeric, except a DataFrame's categorical, string and object columns,
+        which are always nominal (see the Notes).  Give either this or
+        ``feature_types``, not both.
     feature_types : None or list of {"numeric", "nominal"}, default=None
         The type of each input column, for instance the ``feature_types`` of
         a :mod:`corset.datasets` loader's Bunch.  An alternative to
@@ -261,9 +263,19 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
 
     **Missing values.** NaN or infinite inputs raise a ``ValueError``, in fit
     and transform: no percentile rule says where a missing value belongs.
-    Nominal values must be numbers (for instance indices into the declared
-    values); encode text columns first, e.g. with
-    :class:`sklearn.preprocessing.OrdinalEncoder`.
+    A missing value in a DataFrame's text or categorical column raises too,
+    naming the column.
+
+    **Text and categorical columns.** In a DataFrame, a column of dtype
+    category, string or object is nominal, with no need to declare it.  Its
+    values are those given in ``categories`` for it, else the categories of
+    a pandas Categorical (such as the loaders' ``as_frame=True`` output),
+    else its distinct training values in text order; it is one-hot encoded
+    and named after them (``genre=pop``), or, with exactly two values, one
+    column named after the second (``mood=wild``).  A value not among them
+    at transform sets none of the column's indicators.  In arrays and
+    sparse matrices nominal values must be numbers (for instance indices
+    into the declared values).
 
     **Constant columns.** With strict ">", a feature whose percentile equals
     its maximum is 0 on every training record: on the emotions training split
@@ -386,6 +398,11 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             bad = [t for t in types if t not in ("numeric", "nominal")]
             if bad:
                 raise ValueError(f"feature_types entries must be 'numeric' or 'nominal'; got {bad[0]!r}")
+            frame = getattr(self, "_frame_values", None) or [None] * n_features
+            numeric_text = [j for j, t in enumerate(types) if t == "numeric" and frame[j] is not None]
+            if numeric_text:
+                raise ValueError(f"feature_types says column {self._input_names(None)[numeric_text[0]]!r} is "
+                                 "numeric, but it holds text or categories")
             return np.array([t == "nominal" for t in types], dtype=bool)
         mask = np.zeros(n_features, dtype=bool)
         if self.nominal_features is None:
@@ -455,6 +472,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         self : PercentileBinarizer
         """
         percentile, inclusive = self._check_params()
+        X = self._encode_frame(X, fit=True)
         X = validate_data(self, X, accept_sparse="csc", dtype=np.float64, reset=True, ensure_all_finite=False)
         self._check_finite(X)
         sparse = sp.issparse(X)
@@ -462,7 +480,11 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             X = _canonical_csc(X)
         n_samples, n_features = X.shape
         nominal = self._nominal_mask(n_features)
+        text = [] if self._frame_values is None else [j for j, v in enumerate(self._frame_values) if v is not None]
+        nominal[text] = True
         declared = self._declared_categories(n_features, nominal)
+        for j in text:
+            declared[j] = self._frame_values[j]
         input_names = self._input_names(None)
 
         # Which columns hold only 0 and 1 on the training data.
@@ -607,11 +629,85 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             Dense for dense input, CSR for sparse input.
         """
         check_is_fitted(self)
+        X = self._encode_frame(X, fit=False)
         X = validate_data(self, X, accept_sparse="csc", dtype=np.float64, reset=False, ensure_all_finite=False)
         self._check_finite(X)
         if sp.issparse(X):
             X = _canonical_csc(X)
         return self._binarize(X)
+
+    def _encode_frame(self, X, fit):
+        """A DataFrame's categorical, string and object columns as indices into their values.
+
+        At fit, such a column is nominal and its values are, in this order of
+        preference, those given in ``categories``, the categories of a pandas
+        Categorical, or its distinct values sorted as text; they are
+        remembered in ``_frame_values``.  A value is coded as its index among
+        them (a column of the values ``0`` and ``1`` holds them as numbers),
+        and a value unseen in fit as -1, which sets none of the column's
+        indicators.  Anything else is returned as it is.
+        """
+        if fit:
+            self._frame_values = None
+        if not (hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")):
+            return X
+        import pandas as pd
+
+        if fit:
+            text = [not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)) for t in X.dtypes]
+            if not any(text):
+                return X
+            self._frame_values = [self._frame_column_values(X, j) if text[j] else None
+                                  for j in range(X.shape[1])]
+        elif self._frame_values is None:
+            return X
+        if X.shape[1] != len(self._frame_values):
+            return X  # validate_data reports the wrong number of columns
+        columns = []
+        for j, values in enumerate(self._frame_values):
+            column = X.iloc[:, j]
+            if values is None:
+                columns.append(column.to_numpy())
+                continue
+            name = X.columns[j]
+            if column.isna().any():
+                raise ValueError(f"Input X contains a missing value in column {name!r}; no nominal value says "
+                                 "where it belongs: fill it in first (e.g. column.fillna('missing'))")
+            text = [str(v) for v in values]
+            if sorted(text) == ["0", "1"]:
+                index = {"0": 0.0, "1": 1.0}  # a 0/1 column holds its values, as elsewhere
+            else:
+                index = {v: float(i) for i, v in enumerate(text)}
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                known = np.array([index.get(str(c), -1.0) for c in column.cat.categories] + [-1.0])
+                codes = known[column.cat.codes.to_numpy()]
+            else:
+                codes = np.fromiter((index.get(str(v), -1.0) for v in column), dtype=np.float64,
+                                    count=len(column))
+            if fit and (codes == -1).any():
+                bad = column.to_numpy()[np.flatnonzero(codes == -1)[0]]
+                raise ValueError(f"column {name!r} of X holds {bad!r}, which is not among its declared "
+                                 f"categories {text}")
+            columns.append(codes)
+        frame = pd.DataFrame(dict(enumerate(columns)), index=X.index)
+        frame.columns = X.columns
+        return frame
+
+    def _frame_column_values(self, X, j):
+        """The values of nominal DataFrame column ``j``: declared in ``categories``, a Categorical's, or seen."""
+        name = X.columns[j]
+        spec = self.categories
+        declared = None
+        if isinstance(spec, dict):
+            declared = spec.get(name, spec.get(j) if not isinstance(name, numbers.Integral) else None)
+        elif isinstance(spec, (list, tuple)) and len(spec) == X.shape[1]:
+            declared = spec[j]
+        if declared is not None and len(declared) > 0:
+            return [str(v) for v in declared]
+        column = X.iloc[:, j]
+        if hasattr(column, "cat"):
+            return [str(v) for v in column.cat.categories]
+        return sorted({str(v) for v in column.dropna()})
 
     def _check_finite(self, X):
         """NaN or an infinite value: one error naming the first column that holds one."""
@@ -854,6 +950,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             "categories": [None if c is None else floats(c) for c in self.categories_],
             "value_names": [v if v is None or isinstance(v, str) else list(v) for v in self._value_names],
             "positive_rate": floats(self.positive_rate_),
+            "frame_values": (None if getattr(self, "_frame_values", None) is None
+                             else [None if v is None else list(v) for v in self._frame_values]),
         }
 
     @classmethod
@@ -888,6 +986,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             b._out_start = np.concatenate(([0], np.cumsum(widths))).astype(np.int64)
             b.n_features_out_ = int(b._out_start[-1])
             b.positive_rate_ = np.asarray(d["positive_rate"], dtype=np.float64)
+            frame_values = d.get("frame_values")
+            b._frame_values = None if frame_values is None else [None if v is None else [str(x) for x in v]
+                                                                 for v in frame_values]
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a PercentileBinarizer dict: {exc!r}") from exc
         if not (len(b.feature_kinds_) == len(b._nominal) == len(b._cuts) == len(b._dropped)

@@ -670,3 +670,48 @@ def test_sparse_counts_are_never_densified():
     presence = np.flatnonzero([name.endswith(">0") for name in names])
     assert presence.size == d  # every column holds zeros and counts: f>0 first
     np.testing.assert_array_equal((Xt[:, presence] != (X > 0)).nnz, 0)
+
+
+# ------------------------------------------------ DataFrames of raw values
+def test_dataframe_text_and_categorical_columns_are_nominal():
+    rng = np.random.RandomState(0)
+    df = pd.DataFrame({"tempo": rng.uniform(60, 180, 50), "genre": rng.choice(["pop", "rock", "jazz"], 50),
+                       "mood": pd.Categorical(rng.choice(["calm", "wild"], 50)), "flag": rng.randint(0, 2, 50)})
+    b = PercentileBinarizer().fit(df)
+    t = _format_threshold(np.percentile(df.tempo, 90))
+    assert b.get_feature_names_out().tolist() == [f"tempo>{t}", "genre=jazz", "genre=pop", "genre=rock",
+                                                  "mood=wild", "flag"]
+    new = pd.DataFrame({"tempo": [100.0, 179.0], "genre": ["pop", "metal"], "mood": ["wild", "sad"],
+                        "flag": [4, 0]})
+    # Unseen values ("metal", "sad", the count 4) never fail: no indicator, or present.
+    np.testing.assert_array_equal(b.transform(new), [[0, 0, 1, 0, 1, 1], [1, 0, 0, 0, 0, 0]])
+    out = b.set_output(transform="pandas").transform(new)
+    assert list(out.columns) == list(b.get_feature_names_out())
+    again = PercentileBinarizer.from_dict(b.to_dict())
+    np.testing.assert_array_equal(again.transform(new), b.set_output(transform="default").transform(new))
+    # Declared values decide the order and the names, the same as for the codes of an array.
+    declared = PercentileBinarizer(categories={"genre": ["rock", "pop", "jazz"]}).fit(df)
+    assert declared.get_feature_names_out().tolist()[1:4] == ["genre=rock", "genre=pop", "genre=jazz"]
+    with pytest.raises(ValueError, match="'genre'.*missing"):
+        b.transform(new.assign(genre=["pop", None]))
+    with pytest.raises(ValueError, match="'genre' is numeric"):
+        PercentileBinarizer(feature_types=["numeric"] * 4).fit(df)
+    with pytest.raises(ValueError, match="'genre' of X holds 'jazz'"):
+        PercentileBinarizer(categories={"genre": ["rock", "pop"]}).fit(df)
+
+
+@pytest.mark.realdata
+def test_loader_frames_feed_the_binarizer(data_dir):
+    """as_frame=True output (birds' location a Categorical of its declared values) binarizes as the arrays do."""
+    from corset.datasets import load_benchmark
+
+    plain = load_benchmark("birds", "train", data_home=data_dir)
+    framed = load_benchmark("birds", "train", data_home=data_dir, as_frame=True)
+    test = load_benchmark("birds", "test", data_home=data_dir, as_frame=True)
+    expected = PercentileBinarizer(feature_types=plain.feature_types,
+                                   categories=[plain.categories.get(n) for n in plain.feature_names]).fit(plain.X)
+    for b in (PercentileBinarizer(feature_types=framed.feature_types, categories=framed.categories),
+              PercentileBinarizer()):
+        np.testing.assert_array_equal(b.fit_transform(framed.X), expected.transform(plain.X))
+        assert b.get_feature_names_out().tolist() == expected.get_feature_names_out(plain.feature_names).tolist()
+        assert b.transform(test.X).shape == (test.X.shape[0], expected.n_features_out_)
