@@ -293,3 +293,48 @@ def test_scikit_learn_tools_take_the_loaders_output_unchanged(data_dir):
     data = load_benchmark("medical", "train", data_home=data_dir)
     scores = cross_val_score(OneVsRestClassifier(LinearSVC()), data.X, data.Y, cv=3, scoring="f1_micro")
     assert scores.shape == (3,) and np.all(scores > 0.3)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", BENCHMARK_NAMES)
+def test_dense_y_holds_the_label_attributes(loaded, name):
+    """Y (dense uint8) is, column by column, the label attribute of that name as liac-arff reads it
+    (the sparse Y of earlier versions held the same values)."""
+    import arff
+
+    data = loaded(name, "full")
+    sparse = name in SPARSE
+    with open(data.filename) as fh:
+        raw = arff.load(fh, return_type=arff.COO if sparse else arff.DENSE)
+    names = [a[0].replace("\\'", "'") for a in raw["attributes"]]
+    if sparse:
+        values, rows, cols = (np.asarray(v) for v in raw["data"])
+        full = np.zeros((data.Y.shape[0], len(names)), dtype=np.uint8)
+        full[rows.astype(int), cols.astype(int)] = values == "1"
+    else:
+        full = (np.asarray(raw["data"], dtype=object) == "1").astype(np.uint8)
+    assert isinstance(data.Y, np.ndarray) and data.Y.dtype == np.uint8
+    expected = full[:, [names.index(label) for label in data.label_names]]
+    np.testing.assert_array_equal(data.Y, expected)
+    np.testing.assert_array_equal(sp.csr_array(data.Y).toarray(), expected)
+
+
+@pytest.mark.realdata
+@pytest.mark.filterwarnings("ignore:Label not .* is present in all training examples")
+@pytest.mark.filterwarnings("ignore:Liblinear failed to converge")
+@pytest.mark.parametrize("name", ["emotions", "birds", "enron"])
+def test_cross_val_score_takes_load_arff_output_unchanged(name, data_dir):
+    """One-vs-rest LinearSVC (liblinear: int32 sparse indices) on load_arff's X and Y, as they come."""
+    from sklearn.model_selection import cross_val_score
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MaxAbsScaler
+    from sklearn.svm import LinearSVC
+
+    folder = data_dir / name
+    data = load_arff(folder / f"{name}-train.arff", label_xml=folder / f"{name}.xml")
+    if sp.issparse(data.X):
+        assert data.X.indices.dtype == data.X.indptr.dtype == np.int32
+    model = make_pipeline(MaxAbsScaler(), OneVsRestClassifier(LinearSVC()))
+    scores = cross_val_score(model, data.X, data.Y, cv=3, scoring="f1_micro")
+    assert scores.shape == (3,) and np.all(scores > 0.2)

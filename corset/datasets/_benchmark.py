@@ -1,7 +1,8 @@
 """The seven MULAN benchmark data sets of the paper, by name, from a local data folder.
 
-Nothing is downloaded: the files (MULAN's ARFF and XML files, laid out as in
-``../shared/data``: one folder per data set) must already be in a data
+Nothing is downloaded: the files (MULAN's ARFF and XML files, one folder per
+data set, with MULAN's file names: ``emotions/emotions-train.arff``,
+``corel5k/Corel5k-train-sparse.arff``, ...) must already be in a data
 folder, given as ``data_home`` or by the ``CORSET_DATA`` environment
 variable.  Train and test are MULAN's official splits; CAL500, which has
 none, is split by the fixed row lists of ``CAL500/cal500-split.json``.
@@ -117,9 +118,9 @@ def load_benchmark(name, subset="train", data_home=None, *, as_frame=False):
         split: train and test are the rows listed in
         ``CAL500/cal500-split.json`` (335 and 167 of the 502 rows).
     data_home : str or path-like, optional
-        The data folder (one subfolder per data set, as in
-        ``../shared/data``).  Defaults to the ``CORSET_DATA`` environment
-        variable.
+        The data folder (one subfolder per data set, e.g.
+        ``emotions/emotions.arff`` and ``emotions/emotions.xml``).  Defaults
+        to the ``CORSET_DATA`` environment variable.
     as_frame : bool, default=False
         ``X`` and ``Y`` as pandas DataFrames, as in :func:`load_arff`.
 
