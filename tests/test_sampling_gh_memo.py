@@ -86,7 +86,7 @@ def test_memo_is_used_on_real_sized_pools_and_counts_nodes():
         assert memo.sample_many(tails, 50, random_state=call) == plain.sample_many(tails, 50, random_state=call)
     assert memo._memo.n_nodes > 3
     # One search tree per distinct set of roles (here: per distinct tail).
-    assert set(memo._roots) == {memo.roles(t)[0].tobytes() for t in [(0,), (1,), (2, 3)]}
+    assert set(memo._roots) == {memo._cached_roles(t, None)[2] for t in [(0,), (1,), (2, 3)]}
 
 
 def test_tails_with_the_same_positive_records_share_one_search_tree():

@@ -9,7 +9,7 @@
 #   cdef PairStats stats
 #   with nogil:
 #       status = cftp_pair(&ps.c, seed, &i_pos, &i_neg, &stats)
-#   # status == HEADS_OK: D+ = ps.c.pos_records[i_pos], D- = ps.c.neg_records[i_neg],
+#   # status == HEADS_OK: D+ = ps.c.pos_records[i_pos], D- = neg_record(&ps.c, i_neg),
 #   # drawn with probability exactly proportional to w(D+, D-) (correction 9).
 #
 # Every function here is a pure kernel: ``noexcept nogil``, no allocation,
@@ -39,6 +39,8 @@ ctypedef struct PairProposal:
     Py_ssize_t n_pos
     Py_ssize_t pos_last                 # last index of positive proposal weight
     # Proposal over the negative records D_T^-; NULL arrays mean uniform with factor 1.
+    # neg_records NULL: D_T^- is every record not in pos_records (then sorted), not
+    # stored (n_records - |D_T^+| ids per tail); neg_record() finds the i-th one.
     const index_t* neg_records
     const double* neg_cumulative
     const double* neg_log_proposal
@@ -74,6 +76,21 @@ ctypedef struct HeadSpace:
     Py_ssize_t n_log_factorial
     int mutation
 
+cdef inline index_t neg_record(const PairProposal* p, Py_ssize_t i) noexcept nogil:
+    """Record id of negative i: ``neg_records[i]``, or without that array the i-th record
+    (from 0, ascending) not in the sorted ``pos_records``: i + #{j : pos_records[j] - j <= i}."""
+    cdef Py_ssize_t lo = 0, hi = p.n_pos, mid
+    if p.neg_records != NULL:
+        return p.neg_records[i]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if p.pos_records[mid] - mid <= i:
+            lo = mid + 1
+        else:
+            hi = mid
+    return <index_t>(i + lo)
+
+
 cdef double log_acceptance(const PairProposal* p, Py_ssize_t i_pos, Py_ssize_t i_neg) noexcept nogil
 cdef int cftp_pair(const PairProposal* p, uint64_t seed, Py_ssize_t* i_pos, Py_ssize_t* i_neg,
                    PairStats* stats) noexcept nogil
@@ -86,5 +103,5 @@ cdef Py_ssize_t draw_head(const index_t* pos_features, Py_ssize_t a,
 
 cdef class PairSampler:
     cdef PairProposal c
-    cdef readonly object arrays     # the arrays behind c's pointers, kept alive
+    cdef object _arrays             # the arrays behind c's pointers, kept alive (see .arrays)
     cdef readonly Py_ssize_t widest_positive   # max |F_D| over D_T^+

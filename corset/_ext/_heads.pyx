@@ -160,7 +160,7 @@ def log_gap_table(const double[::1] log_w, const int64_t[::1] sizes):
 
 cdef double log_acceptance(const PairProposal* p, Py_ssize_t i_pos, Py_ssize_t i_neg) noexcept nogil:
     """log r = log(w(D+, D-) / w̄(D+, D-)); -inf for a pair of weight 0."""
-    cdef index_t r_pos = p.pos_records[i_pos], r_neg = p.neg_records[i_neg]
+    cdef index_t r_pos = p.pos_records[i_pos], r_neg = neg_record(p, i_neg)
     cdef ptr_t s_pos = p.feature_indptr[r_pos], s_neg = p.feature_indptr[r_neg]
     cdef Py_ssize_t a = p.feature_indptr[r_pos + 1] - s_pos
     cdef Py_ssize_t b = p.feature_indptr[r_neg + 1] - s_neg
@@ -435,7 +435,7 @@ cdef class PairSampler:
         cdef const double[::1] nl
         cdef const uint64_t[::1] bits
         cdef Py_ssize_t j, widest = 0
-        self.arrays = (pos_records, pos_cumulative, pos_log_proposal, neg_records,
+        self._arrays = (pos_records, pos_cumulative, pos_log_proposal, neg_records,
                        neg_cumulative, neg_log_proposal, feature_indptr, feature_ids, log_w,
                        feature_bits)
         self.c.pos_records = &pos_records[0]
@@ -469,6 +469,21 @@ cdef class PairSampler:
         for j in range(pos_records.shape[0]):
             widest = max(widest, feature_indptr[pos_records[j] + 1] - feature_indptr[pos_records[j]])
         self.widest_positive = widest
+
+    @property
+    def arrays(self):
+        """``(pos_records, pos_cumulative, pos_log_proposal, neg_records, neg_cumulative,
+        neg_log_proposal, feature_indptr, feature_ids, log_w, feature_bits, ...)``: the arrays
+        behind the proposal.  A proposal that does not store D_T^- (the compiled paper build)
+        gives it made on demand: the records outside ``pos_records``, ascending.
+        """
+        if self._arrays[3] is not None or self.c.neg_records != NULL:
+            return self._arrays
+        n_records = self.c.n_pos + self.c.n_neg
+        keep = np.ones(n_records, dtype=bool)
+        keep[np.asarray(self._arrays[0])] = False
+        negatives = np.flatnonzero(keep).astype(np.int32)
+        return self._arrays[:3] + (negatives,) + self._arrays[4:]
 
     @property
     def n_positive(self):
@@ -554,7 +569,7 @@ def sample(PairSampler sampler, const uint64_t[::1] seeds, int method, bint draw
                 # The head's randomness: a stream of its own, keyed by the seed.
                 state = seeds[h] ^ <uint64_t>0xA0761D6478BD642FULL
                 r_pos = p.pos_records[i_pos]
-                r_neg = p.neg_records[i_neg]
+                r_neg = neg_record(p, i_neg)
                 length = draw_head(p.feature_ids + p.feature_indptr[r_pos],
                                    p.feature_indptr[r_pos + 1] - p.feature_indptr[r_pos],
                                    p.feature_ids + p.feature_indptr[r_neg],
@@ -629,7 +644,7 @@ def sample_pairs_batch(list samplers, const int64_t[::1] seed_indptr, const uint
                     vstatus[i] = st
                     break
                 vpos[h] = proposals[i].pos_records[i_pos]
-                vneg[h] = proposals[i].neg_records[i_neg]
+                vneg[h] = neg_record(proposals[i], i_neg)
     free(proposals)
     return status, pos_records, neg_records
 
@@ -813,28 +828,21 @@ def paper_supports(const ptr_t[::1] label_indptr, const index_t[::1] label_ids,
     return status, pos_indptr, pos_ids, widest
 
 
-cdef Py_ssize_t _fill_paper(const index_t* positives, Py_ssize_t n_pos, Py_ssize_t n_records,
+cdef Py_ssize_t _fill_paper(const index_t* positives, Py_ssize_t n_pos,
                             const ptr_t* feature_indptr, const double* log_w, const double* scaled,
-                            index_t* pos_records, index_t* neg_records, double* pos_cumulative,
+                            index_t* pos_records, double* pos_cumulative,
                             double* pos_log_proposal) noexcept nogil:
-    """The arrays of one proposal; returns pos_last.  ``pos_cumulative`` first holds the weights."""
-    cdef Py_ssize_t i, q = 0, a
-    cdef index_t r, next_positive
+    """The arrays of one proposal; returns pos_last.  ``pos_cumulative`` first holds the weights.
+
+    D_T^- is not stored: the records outside the sorted ``pos_records`` (``neg_record``).
+    """
+    cdef Py_ssize_t i, a
     for i in range(n_pos):
         pos_records[i] = positives[i]
         a = feature_indptr[positives[i] + 1] - feature_indptr[positives[i]]
         pos_cumulative[i] = scaled[a]
         # The unused log factor of a record of weight 0: a finite placeholder.
         pos_log_proposal[i] = log_w[a] if log_w[a] != -INFINITY else 0.0
-    # D_T^-: the records between consecutive positives, in order.
-    r = 0
-    for i in range(n_pos + 1):
-        next_positive = positives[i] if i < n_pos else <index_t>n_records
-        while r < next_positive:
-            neg_records[q] = r
-            q += 1
-            r += 1
-        r = next_positive + 1
     # In place: cumulative_fill reads weight i before it writes sum i.
     return cumulative_fill(pos_cumulative, n_pos, pos_cumulative)
 
@@ -871,8 +879,8 @@ def paper_samplers(const int[::1] status, const int64_t[::1] pos_indptr, const i
     cdef Py_ssize_t n_records = vindptr.shape[0] - 1
     cdef const uint64_t[::1] vbits
     cdef const uint64_t* bits = NULL
-    cdef cnp.ndarray row, pos_records, neg_records, pos_cumulative, pos_log_proposal
-    cdef cnp.npy_intp n_pos_dim, n_neg_dim
+    cdef cnp.ndarray row, pos_records, pos_cumulative, pos_log_proposal
+    cdef cnp.npy_intp n_pos_dim
     cdef PairSampler ps
     if feature_bits is not None:
         vbits = feature_bits
@@ -886,23 +894,21 @@ def paper_samplers(const int[::1] status, const int64_t[::1] pos_indptr, const i
         # C-API allocations: a Python-level np.empty and a memoryview per
         # array cost more than building the arrays.
         n_pos_dim = n_pos
-        n_neg_dim = n_neg
         row = scaled_rows[widest[t]]
         pos_records = cnp.PyArray_EMPTY(1, &n_pos_dim, cnp.NPY_INT32, 0)
-        neg_records = cnp.PyArray_EMPTY(1, &n_neg_dim, cnp.NPY_INT32, 0)
         pos_cumulative = cnp.PyArray_EMPTY(1, &n_pos_dim, cnp.NPY_FLOAT64, 0)
         pos_log_proposal = cnp.PyArray_EMPTY(1, &n_pos_dim, cnp.NPY_FLOAT64, 0)
         ps = PairSampler.__new__(PairSampler)
         ps.c.pos_records = <const index_t*>cnp.PyArray_DATA(pos_records)
         ps.c.pos_cumulative = <const double*>cnp.PyArray_DATA(pos_cumulative)
         ps.c.pos_log_proposal = <const double*>cnp.PyArray_DATA(pos_log_proposal)
-        ps.c.neg_records = <const index_t*>cnp.PyArray_DATA(neg_records)
+        # D_T^- is every other record: not stored (n_records - n_pos ids per tail), see neg_record.
+        ps.c.neg_records = NULL
         with nogil:
-            ps.c.pos_last = _fill_paper(&pos_ids[pos_indptr[t]], n_pos, n_records, &vindptr[0], &vlog_w[0],
-                                        <const double*>cnp.PyArray_DATA(row),
-                                        <index_t*>ps.c.pos_records, <index_t*>ps.c.neg_records,
+            ps.c.pos_last = _fill_paper(&pos_ids[pos_indptr[t]], n_pos, &vindptr[0], &vlog_w[0],
+                                        <const double*>cnp.PyArray_DATA(row), <index_t*>ps.c.pos_records,
                                         <double*>ps.c.pos_cumulative, <double*>ps.c.pos_log_proposal)
-        ps.arrays = (pos_records, pos_cumulative, pos_log_proposal, neg_records, None, None,
+        ps._arrays = (pos_records, pos_cumulative, pos_log_proposal, None, None, None,
                      feature_indptr, feature_ids, log_w, feature_bits, log_gap, gap_offset)
         ps.c.n_pos = n_pos
         ps.c.neg_cumulative = NULL

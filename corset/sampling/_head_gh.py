@@ -253,30 +253,42 @@ class GreedyHeadSearch(HeadMethodSampler):
 
     # -- per tail ------------------------------------------------------------
     def _cached_roles(self, tail, covered):
-        """:meth:`roles` and the roles as bytes, kept per tail while the selected rules do not change it.
+        """``(positives, zeros, key)`` of :meth:`roles`, kept per tail while the selected rules do not change it.
 
-        The bytes identify the search tree: tails whose records have the same
-        roles (the same positive records) have the same searches.
+        ``positives`` are D_T^+ (role 1, or 0 when not counted), ``zeros`` those
+        of role 0, and ``key`` identifies the roles: tails whose records have
+        the same roles (the same positive records) have the same searches,
+        and share a search tree.  The role vector itself (a byte per record)
+        is not kept: it is written from the two lists when needed.
         """
         key = tuple(tail)
         hit = self._role_cache.get(key)
         if hit is None:
-            role, positives = self.roles(tail, covered)
-            hit = role, positives, role.tobytes()
+            positives, zeros = self._role_lists(tail, covered)
+            # Role 1 or 0 exactly on ``positives``, 0 exactly on ``zeros``: the roles, bijectively.
+            hit = positives, zeros, (positives.tobytes(), zeros.tobytes())
             if len(self._role_cache) > 4096:
                 self._role_cache.clear()
             self._role_cache[key] = hit
         return hit
 
-    def roles(self, tail, covered=None):
-        """Role per record for ``tail``: 1 positive (counted), 2 negative, 0 not counted."""
+    def _role_lists(self, tail, covered):
+        """``(positives, zeros)``: D_T^+ and its records of role 0 (see :meth:`roles`), sorted int arrays."""
         data = self.data
         tail = check_ids(tail, data.n_labels, "tail", allow_empty=False)
         positives = data.tail_support(tail)
-        role = np.full(data.n_records, 2, dtype=np.uint8)
-        role[positives] = 1
         if self.uncovered and covered is not None:
-            role[positives[self._uncovered_counts(positives, tail, covered) == 0]] = 0
+            zeros = positives[self._uncovered_counts(positives, tail, covered) == 0]
+        else:
+            zeros = positives[:0]
+        return positives, zeros
+
+    def roles(self, tail, covered=None):
+        """Role per record for ``tail``: 1 positive (counted), 2 negative, 0 not counted."""
+        positives, zeros = self._role_lists(tail, covered)
+        role = np.full(self.data.n_records, 2, dtype=np.uint8)
+        role[positives] = 1
+        role[zeros] = 0
         return role, positives
 
     def _uncovered_counts(self, positives, tail, covered):
@@ -460,19 +472,21 @@ class GreedyHeadSearch(HeadMethodSampler):
         # Tails with the same roles share one search tree and one slot of the
         # kernel (their searches are the same): slots are the distinct roles.
         cached = [self._cached_roles(tail, covered) for tail in distinct]
-        by_key = {}   # roles as bytes -> (roles, positives), in order of first appearance
-        for role, positives, key in cached:
-            by_key.setdefault(key, (role, positives))
+        by_key = {}   # roles key -> (positives, zeros), in order of first appearance
+        for positives, zeros, key in cached:
+            by_key.setdefault(key, (positives, zeros))
         slot_keys = list(by_key)
         slot_cached = list(by_key.values())
         slot_of_key = {key: i for i, key in enumerate(slot_keys)}
         tail_slot = [slot_of_key[key] for _, _, key in cached]
-        roles = (np.stack([role for role, _ in slot_cached]) if slot_cached
-                 else np.empty((0, data.n_records), np.uint8))
-        n_positive = np.fromiter((positives.size for _, positives in slot_cached), dtype=np.int64,
+        roles = np.full((len(slot_cached), data.n_records), 2, dtype=np.uint8)
+        for row, (positives, zeros) in zip(roles, slot_cached):
+            row[positives] = 1
+            row[zeros] = 0
+        n_positive = np.fromiter((positives.size for positives, _ in slot_cached), dtype=np.int64,
                                  count=len(slot_cached))
         if self.seed == "deterministic":
-            cand_parts = [self._candidates(positives, None, None) for _, positives in slot_cached]
+            cand_parts = [self._candidates(positives, None, None) for positives, _ in slot_cached]
             cand_indptr = np.zeros(len(slot_cached) + 1, dtype=np.int64)
             cand_indptr[1:] = np.cumsum([c.size for c in cand_parts])
             cand_ids = np.concatenate(cand_parts).astype(np.int32) if cand_parts else np.empty(0, np.int32)
