@@ -117,7 +117,12 @@ def _fit_and_show(data, args, out):
 
 def _run_info(args, out):
     from .datasets._arff import _arff_summary, _read_label_xml
-    from .datasets._benchmark import BENCHMARK_NAMES, _benchmark_files, _read_split, get_data_home
+    from .datasets._benchmark import (
+        BENCHMARK_NAMES,
+        _benchmark_files,
+        _read_split,
+        get_data_home,
+    )
 
     home = get_data_home(args.data_home)
     print(f"Benchmark data in {home}:", file=out)
@@ -261,7 +266,7 @@ def _run_fit(args, out):
         params["lam"] = args.lam
     if args.head_sampler is not None:
         params["head_sampler"] = args.head_sampler
-    model = CorsetClassifier(**params)
+    model = CorsetClassifier.paper(**params) if args.preset == "paper" else CorsetClassifier(**params)
     names = {} if hasattr(X, "columns") else {"feature_names": feature_names}
     model.fit(X, Y, label_names=None if hasattr(Y, "columns") else label_names, **names)
     print(model, file=out)
@@ -366,6 +371,74 @@ def _run_plot(args, out):
     return 0
 
 
+def _available_methods():
+    """The methods of corset.experiments whose package is installed."""
+    from importlib.util import find_spec
+
+    from .experiments import METHODS
+
+    module = {"mlrl-boomer": "mlrl.boosting", "mlrl-seco": "mlrl.seco"}
+    return {name for name, m in METHODS.items() if m.package not in module or _importable(find_spec, module[m.package])}
+
+
+def _importable(find_spec, name):
+    try:
+        return find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _run_experiment(args, out):
+    import dataclasses
+    import platform
+    import shlex
+
+    from .experiments import (
+        FULL,
+        METHODS,
+        QUICK,
+        installed_versions,
+        read_rows,
+        run_experiment,
+        write_report,
+    )
+
+    config = QUICK if args.quick else FULL
+    changes = {}
+    for name in ("datasets", "methods", "parts"):
+        value = getattr(args, name)
+        if value:
+            changes[name] = tuple(v.strip() for v in value.split(",") if v.strip())
+    for name in ("repetitions", "n_trials", "time_limit"):
+        if getattr(args, name) is not None:
+            changes[name] = getattr(args, name)
+    unknown = sorted(set(changes.get("methods", ())) - set(METHODS))
+    if unknown:
+        raise CommandError(f"unknown method(s) {unknown}; choose among {sorted(METHODS)}")
+    config = dataclasses.replace(config, **changes)
+    available = _available_methods()
+    missing = sorted({m for m in config.methods + config.raw_methods} - available)
+    if missing:
+        print(f"not installed, left out: {', '.join(missing)} (pip install 'corset[bench]')", file=out)
+    config = config.with_methods(available)
+    out_dir = Path(args.out)
+    if not args.report_only:
+        run_experiment(config, out_dir, data_home=args.data_home, n_jobs=args.n_jobs, scheduler=args.scheduler,
+                       progress=not args.quiet)
+    rows = read_rows(out_dir / "runs.csv")
+    versions = installed_versions()
+    command = "corset experiment " + " ".join(shlex.quote(a) for a in (args.argv or []))
+    header = (f"Produced by `{command.strip()}` on Python {platform.python_version()} "
+              f"({platform.machine()}, {platform.system()}); packages: "
+              + ", ".join(f"{k} {v}" for k, v in versions.items() if k != "python" and v) + ".\n\n")
+    for path in write_report(rows, out_dir, header=header):
+        print(f"written: {path}", file=out)
+    bad = [r for r in rows if r["status"] not in ("ok",)]
+    print(f"{len(rows)} runs in {out_dir / 'runs.csv'}" + (f", {len(bad)} not ok (timeout, error or skipped)"
+                                                           if bad else ""), file=out)
+    return 0
+
+
 def _run_cv(args, out):
     import numpy as np
     from sklearn.model_selection import KFold, cross_validate
@@ -453,6 +526,9 @@ def build_parser():
     fit.add_argument("--n-rules", type=_positive_int, metavar="K", help="rule budget (default 150)")
     fit.add_argument("--lam", type=float, metavar="L", help="weight of diversity (default 0.1)")
     fit.add_argument("--head-sampler", metavar="NAME", help="gh (default), surs, cftp or rejection")
+    fit.add_argument("--preset", choices=("default", "paper"), default="default",
+                     help="'paper': Algorithm 1 as the paper's experiments run it (CorsetClassifier.paper); "
+                          "the options above override it")
     fit.add_argument("--quiet", action="store_true", help="no progress bar")
     fit.set_defaults(run=_run_fit)
 
@@ -488,6 +564,31 @@ def build_parser():
     cv.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     cv.set_defaults(run=_run_cv)
 
+    experiment = commands.add_parser(
+        "experiment", help="re-run the paper's experiments against BOOMER, SeCo and BR-SVM",
+        description="The paper's comparison end to end: tuned CORSET-SURS/GH, corset's defaults, BOOMER, SeCo "
+                    "and BR-SVM on the benchmark sets (runs.csv, table.md, raw.md and figures in --out). "
+                    "Resumable: a rerun skips finished runs.")
+    experiment.add_argument("--quick", action="store_true",
+                            help="emotions and medical, two repetitions, four tuning trials (a few minutes)")
+    experiment.add_argument("--out", default="corset-experiment", metavar="DIR",
+                            help="output folder (default corset-experiment)")
+    experiment.add_argument("--data-home", default=None, metavar="DIR",
+                            help="data folder (default: the CORSET_DATA environment variable)")
+    experiment.add_argument("--datasets", metavar="NAME,...", help="data sets (default: all seven)")
+    experiment.add_argument("--methods", metavar="NAME,...", help="methods of the table (default: all installed)")
+    experiment.add_argument("--parts", metavar="PART,...",
+                            help="table, raw, path, synthetic, overlap, scale (default: all; --quick: table,raw)")
+    experiment.add_argument("--repetitions", type=_positive_int, metavar="N", help="seeds per run (default 10)")
+    experiment.add_argument("--n-trials", type=_positive_int, metavar="N", help="random-search trials (default 30)")
+    experiment.add_argument("--time-limit", type=float, metavar="S", help="seconds per run (default 1800)")
+    experiment.add_argument("--n-jobs", type=int, default=1, metavar="N", help="runs at the same time (default 1)")
+    experiment.add_argument("--scheduler", metavar="ADDRESS",
+                            help="run on a Dask cluster (e.g. tcp://host:8786); needs 'corset[dask]'")
+    experiment.add_argument("--report-only", action="store_true", help="only rewrite tables and figures")
+    experiment.add_argument("--quiet", action="store_true", help="no progress bars")
+    experiment.set_defaults(run=_run_experiment)
+
     plot = commands.add_parser("plot", help="draw a model's rules (needs matplotlib)",
                                description="Draw the rule graph (labels above, items below, one colour per "
                                            "rule) or each rule's support and precision.")
@@ -504,6 +605,7 @@ def main(argv=None):
     """Entry point of the ``corset`` console script; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[2:] if argv is None else argv[1:])
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

@@ -63,6 +63,11 @@ def test_svmlight_fit_and_evaluate(tmp_path):
     evaluate = corset("evaluate", "model.json", "test.svm", cwd=tmp_path)
     assert evaluate.returncode == 0, evaluate.stderr
     assert "subset accuracy" in evaluate.stdout
+    paper = corset("fit", "train.svm", "--preset", "paper", "--n-rules", "12", "-o", "paper.json", "--quiet",
+                   cwd=tmp_path)
+    assert paper.returncode == 0, paper.stderr
+    params = json.loads((tmp_path / "paper.json").read_text())["params"]
+    assert params["quality"] == "paper" and params["n_rules"] == 12 and params["default_rule"] is False
 
 
 @pytest.mark.realdata
