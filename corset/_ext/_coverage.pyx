@@ -15,6 +15,7 @@ and the greedy selection alike:
     |U_D| per record: its label occurrences no selected rule covers (the
     record weights of tail sampling, eq. wgtRD, are built from it).
 """
+from corset._ext._intersect cimport gallop
 from corset._ext._typedefs cimport float64_t, index_t, int64_t, ptr_t, uint8_t
 
 
@@ -68,3 +69,43 @@ def cover(const ptr_t[::1] y_indptr, const index_t[::1] y_ids, const index_t[::1
         new = _cover_core(&y_indptr[0], &y_ids[0], &support[0], support.shape[0], &tail[0], tail.shape[0],
                           accuracy, &covered[0], &best_accuracy[0], &n_uncovered[0])
     return new
+
+
+cdef void _cover_by_label_core(const ptr_t* label_indptr, const index_t* label_ids,
+                               const index_t* support, Py_ssize_t n_support,
+                               const index_t* tail, Py_ssize_t n_tail, float64_t accuracy,
+                               float64_t* credit) noexcept nogil:
+    cdef Py_ssize_t s, t, j, end
+    cdef float64_t v
+    for t in range(n_tail):
+        j = label_indptr[tail[t]]
+        end = label_indptr[tail[t] + 1]
+        for s in range(n_support):
+            j = gallop(label_ids, j, end, support[s])
+            if j == end:
+                break
+            if label_ids[j] != support[s]:
+                continue
+            v = credit[j]
+            if v < 0.0:
+                credit[j] = accuracy if accuracy > 0.0 else 0.0
+            elif accuracy > v:
+                credit[j] = accuracy
+            j += 1
+
+
+def cover_by_label(const ptr_t[::1] label_indptr, const index_t[::1] label_ids, const index_t[::1] support,
+                   const index_t[::1] tail, float64_t accuracy, float64_t[::1] credit):
+    """:func:`cover` on the label-major form of the state: one ``credit`` per label occurrence.
+
+    Occurrence (i, k) sits at ``label_indptr[k]`` + the rank of i in D[{k}]
+    (the inverted index of the labels: ``label_ids``), and its credit is -1
+    while no rule covers it, else the largest a(R) among the rules covering
+    it (0 at least): ``covered`` and ``best_accuracy`` of :func:`cover` in
+    one number, laid out so that the records of a label lie together.
+    """
+    if support.shape[0] == 0 or tail.shape[0] == 0:
+        return
+    with nogil:
+        _cover_by_label_core(&label_indptr[0], &label_ids[0], &support[0], support.shape[0], &tail[0],
+                             tail.shape[0], accuracy, &credit[0])

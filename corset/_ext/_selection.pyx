@@ -27,7 +27,7 @@ No validation happens here (corset.selection validates before calling).
 """
 import numpy as np
 
-from corset._ext._intersect cimport (GALLOP_RATIO, intersect_count_ptr, intersect_into_ptr, popcount64, support_into_ptr,
+from corset._ext._intersect cimport (GALLOP_RATIO, gallop, intersect_count_ptr, intersect_into_ptr, popcount64, support_into_ptr,
                                      support_count_ptr)
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, uint64_t, int64_t, float64_t
 
@@ -311,6 +311,65 @@ cdef Py_ssize_t _greedy_gains_core(const ptr_t* y_indptr, const index_t* y_ids,
     return chosen
 
 
+cdef Py_ssize_t _greedy_gains_by_label_core(const ptr_t* label_indptr, const index_t* label_ids,
+                                            const float64_t* credit,
+                                            const ptr_t* support_indptr, const index_t* support_ids,
+                                            const ptr_t* tail_indptr, const index_t* tail_ids,
+                                            const float64_t* accuracy, const float64_t* distance_sums,
+                                            const uint8_t* eligible, Py_ssize_t n_candidates,
+                                            float64_t lam, bint submodular,
+                                            float64_t* gains, int64_t* areas, ptr_t* cursor) noexcept nogil:
+    """:func:`_greedy_gains_core` on the label-major state (``credit``: -1 uncovered, else the best a(R)).
+
+    The same sums in the same order: records ascending, labels ascending
+    within a record; one cursor per tail label walks that label's records
+    (D[R] ⊆ D[{k}]), so every read stays inside the label's own stretch.
+    """
+    cdef Py_ssize_t c, t, n_tail, chosen = -1
+    cdef ptr_t q, j
+    cdef index_t record
+    cdef const index_t* tail
+    cdef int64_t area
+    cdef float64_t a, b, v, delta_quality, gain, best_gain = 0.0
+    for c in range(n_candidates):
+        a = accuracy[c]
+        tail = tail_ids + tail_indptr[c]
+        n_tail = tail_indptr[c + 1] - tail_indptr[c]
+        for t in range(n_tail):
+            cursor[2 * t] = label_indptr[tail[t]]
+            cursor[2 * t + 1] = label_indptr[tail[t] + 1]
+        area = 0
+        delta_quality = 0.0
+        for q in range(support_indptr[c], support_indptr[c + 1]):
+            record = support_ids[q]
+            for t in range(n_tail):
+                j = cursor[2 * t]
+                if j < cursor[2 * t + 1] and label_ids[j] < record:
+                    j = gallop(label_ids, j + 1, cursor[2 * t + 1], record)
+                cursor[2 * t] = j
+                if j == cursor[2 * t + 1] or label_ids[j] != record:
+                    continue
+                v = credit[j]
+                if v < 0.0:
+                    area += 1
+                    b = 0.0
+                else:
+                    b = v
+                if submodular and a > b:
+                    delta_quality = delta_quality + (a - b)
+                cursor[2 * t] = j + 1
+        areas[c] = area
+        if submodular:
+            gain = 0.5 * delta_quality + lam * distance_sums[c]
+        else:
+            gain = 0.5 * (a * <float64_t>area) + lam * distance_sums[c]
+        gains[c] = gain
+        if eligible[c] and gain > best_gain:
+            best_gain = gain
+            chosen = c
+    return chosen
+
+
 cdef void _add_distance_sums_core(const ptr_t* support_indptr, const index_t* support_ids,
                                   const ptr_t* tail_indptr, const index_t* tail_ids,
                                   const uint8_t* eligible, Py_ssize_t n_candidates,
@@ -538,6 +597,39 @@ def greedy_gains(const ptr_t[::1] y_indptr, const index_t[::1] y_ids,
                                     &support_indptr[0], _iptr(support_ids), &tail_indptr[0], _iptr(tail_ids),
                                     &accuracy[0], &distance_sums[0], &eligible[0], n_candidates,
                                     lam, submodular, &gains[0], &areas[0])
+    return chosen
+
+
+def greedy_gains_by_label(const ptr_t[::1] label_indptr, const index_t[::1] label_ids,
+                          const float64_t[::1] credit,
+                          const ptr_t[::1] support_indptr, const index_t[::1] support_ids,
+                          const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids,
+                          const float64_t[::1] accuracy, const float64_t[::1] distance_sums,
+                          const uint8_t[::1] eligible, float64_t lam, bint submodular,
+                          float64_t[::1] gains, int64_t[::1] areas):
+    """:func:`greedy_gains` with the coverage state in label-major form, the same results.
+
+    ``label_indptr``/``label_ids``: label -> sorted records (D[{k}]);
+    ``credit``: per occurrence in that order, -1 when no selected rule covers
+    it, else the largest a(R) among those that do (see
+    ``corset._ext._coverage.cover_by_label``).  The records of each label
+    lie together, so a candidate's reads stay in the stretches of its tail's
+    labels instead of visiting every record's row of Y.
+    """
+    cdef Py_ssize_t n_candidates = accuracy.shape[0], chosen, c, widest = 1
+    if n_candidates == 0:
+        return -1
+    for c in range(n_candidates):
+        widest = max(widest, tail_indptr[c + 1] - tail_indptr[c])
+    cursor = np.empty(2 * widest, dtype=np.int64)
+    cdef ptr_t[::1] cursor_v = cursor
+    with nogil:
+        chosen = _greedy_gains_by_label_core(&label_indptr[0], _iptr(label_ids),
+                                             &credit[0] if credit.shape[0] else NULL,
+                                             &support_indptr[0], _iptr(support_ids), &tail_indptr[0],
+                                             _iptr(tail_ids), &accuracy[0], &distance_sums[0], &eligible[0],
+                                             n_candidates, lam, submodular, &gains[0], &areas[0],
+                                             &cursor_v[0])
     return chosen
 
 

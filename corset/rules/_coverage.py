@@ -12,6 +12,7 @@ state once, updated by one kernel (``corset._ext._coverage``) as rules are
 selected; the samplers follow it through :meth:`Coverage.touched_records`.
 """
 import numpy as np
+import scipy.sparse as sp
 
 from .._ext import _coverage
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
@@ -75,6 +76,7 @@ class Coverage:
         if self._y_ids.size == 0:
             self._y_ids = np.zeros(1, dtype=INDEX_DTYPE)   # the kernel takes a non-empty view
         self._supports = []   # D[R] of each rule, in order: the records whose coverage it changed
+        self._credit = None   # the label-major form of the state (label_credit), once asked for
 
     def __len__(self):
         return len(self.rules)
@@ -103,9 +105,31 @@ class Coverage:
         support = np.ascontiguousarray(support, dtype=INDEX_DTYPE)
         area = _coverage.cover(self._y_indptr, self._y_ids, support, tail_ids, float(accuracy), self.covered_padded,
                                self.best_accuracy, self.n_uncovered)
+        if self._credit is not None:
+            labels = self.data.label_records
+            _coverage.cover_by_label(labels.indptr, labels.ids, support, tail_ids, float(accuracy), self._credit)
         self.rules.append((head, tail))
         self._supports.append(support.copy())
         return int(area)
+
+    def label_credit(self):
+        """The state in label-major order: one float64 per label occurrence, kept up to date from now on.
+
+        Occurrence (i, k) sits at ``data.label_records.indptr[k]`` + the rank
+        of i in D[{k}]; its value is -1 while no rule covers it, else its
+        :attr:`best_accuracy` (so :attr:`covered` is ``value >= 0``).  The
+        greedy gains read it: the records of a label lie together there.
+        A view: it changes as rules are added.
+        """
+        if self._credit is None:
+            Y = self.data.Y
+            n = self.data.n_label_occurrences
+            # Record-major position of each label-major occurrence (rows sorted within each column).
+            at = sp.csr_array((np.arange(n, dtype=np.int64), Y.indices, Y.indptr), shape=Y.shape).tocsc()
+            at.sort_indices()
+            position = at.data
+            self._credit = np.where(self.covered[position] != 0, self.best_accuracy[position], -1.0)
+        return self._credit
 
     def add_rules(self, rules, *, name="rules"):
         """Add each rule of ``rules`` (validated: an empty head is allowed); return their areas."""

@@ -377,7 +377,7 @@ class _FixedPool:
     def step(self, state):
         """``(stats, areas, gains, best, eligible)`` of the step; ``best`` is -1 when nothing can be chosen."""
         areas, gains, best = _areas(self.data, self.stats, state.covered, state.best_accuracy, self.lam,
-                                    self.sums, self.submodular, self.eligible)
+                                    self.sums, self.submodular, self.eligible, coverage=state.coverage)
         return self.stats, areas, gains, _zero_gain_rule(best, state, self.lam, self.eligible), self.eligible
 
     def chose(self, state, best):
@@ -456,7 +456,7 @@ class _GeneratedPools:
         else:
             stats, sums, eligible = stored
         areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, self.lam, sums,
-                                    self.submodular, eligible)
+                                    self.submodular, eligible, coverage=state.coverage)
         if self.union_parts is not None:
             new = (flags & 1).astype(bool)
             if new.any():

@@ -84,8 +84,14 @@ def uncovered_area(data, rule, rules=()):
     return int(areas[0])
 
 
-def _areas(data, stats, covered, best, lam=0.0, distance_sums=None, submodular=False, eligible=None):
-    """Kernel call: (areas, gains, arg max) of every rule of ``stats`` under a coverage state."""
+def _areas(data, stats, covered, best, lam=0.0, distance_sums=None, submodular=False, eligible=None,
+           coverage=None):
+    """Kernel call: (areas, gains, arg max) of every rule of ``stats`` under a coverage state.
+
+    With ``coverage`` (the :class:`~corset.rules.Coverage` that ``covered`` and
+    ``best`` belong to) the kernel reads its label-major form instead: the same
+    results, with reads that stay near each other on large data.
+    """
     n = len(stats)
     gains = np.zeros(n, dtype=np.float64)
     areas = np.zeros(n, dtype=np.int64)
@@ -93,6 +99,13 @@ def _areas(data, stats, covered, best, lam=0.0, distance_sums=None, submodular=F
         distance_sums = np.zeros(n, dtype=np.float64)
     if eligible is None:
         eligible = np.ones(n, dtype=np.uint8)
+    if coverage is not None:
+        labels = data.label_records
+        chosen = _selection.greedy_gains_by_label(
+            labels.indptr, labels.ids, coverage.label_credit(),
+            stats.support_indptr, stats.support_ids, stats.tail_indptr, stats.tail_ids,
+            stats.accuracy, distance_sums, eligible, float(lam), bool(submodular), gains, areas)
+        return areas, gains, chosen
     Y = data.Y
     chosen = _selection.greedy_gains(
         np.ascontiguousarray(Y.indptr, dtype=np.int64), Y.indices, covered, best,
