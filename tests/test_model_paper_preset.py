@@ -12,6 +12,7 @@ import test_selection_reference as ref
 
 from corset.datasets import make_rule_data
 from corset.model import PAPER_PRESET, CorsetClassifier
+from corset.preprocessing import PercentileBinarizer
 from corset.sampling import CandidateGenerator
 
 
@@ -73,6 +74,13 @@ def test_paper_preset_heads_are_unbounded_and_rules_may_rest_on_one_record():
 def test_paper_preset_overrides_and_errors():
     model = CorsetClassifier.paper(head_sampler="surs", lam=0.5)
     assert model.head_sampler == "surs" and model.lam == 0.5 and model.quality == "paper"
-    assert CorsetClassifier.paper().get_params() == {**CorsetClassifier().get_params(), **PAPER_PRESET}
+    params = CorsetClassifier.paper().get_params(deep=False)
+    binarizer = params.pop("binarizer")
+    expected = {**CorsetClassifier().get_params(deep=False), **PAPER_PRESET}
+    expected.pop("binarizer")
+    assert params == expected
+    # The paper's protocol: one cut at the training 90th percentile, strict ">", zeros included; a fresh copy.
+    assert binarizer.get_params() == PercentileBinarizer().get_params()
+    assert binarizer is not PAPER_PRESET["binarizer"]
     with pytest.raises(TypeError, match="'lamda'"):
         CorsetClassifier.paper(lamda=1.0)

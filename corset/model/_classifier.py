@@ -12,7 +12,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, InvalidParameterError, StrOptions
 from sklearn.utils.multiclass import type_of_target
@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import check_binary_matrix
 from ..binarydata import BinaryData, with_negated_columns
 from ..selection._objective import QUALITIES
+from ..preprocessing import PercentileBinarizer
 from ._features import RawFeatures
 from ._export import FORMAT_VERSION, check_rules_dict, format_rules, rules_to_dict, rules_to_frame
 from ._rules import Rule
@@ -33,12 +34,18 @@ AUTO_TOL_OCCURRENCES = 3
 AUTO_F1_PATIENCE = 5
 """With ``f1_patience="auto"`` and negated literals, the selection stops after this many rules
 without a new maximum of the training micro-F1."""
+AUTO_BINARIZER_FOLDS = 3
+"""With ``binarizer="auto"`` on non-binary X, the cuts are chosen by this many folds of cross-validation."""
+AUTO_BINARIZER_PERCENTILES = {"p90": 90, "p10-90": (10, 30, 50, 70, 90)}
+AUTO_BINARIZER_MIN_RECORDS = 10 * AUTO_BINARIZER_FOLDS
+"""With fewer training records, ``binarizer="auto"`` does not cross-validate: it takes the first candidate."""
+"""The cuts ``binarizer="auto"`` chooses between: the paper's single 90th percentile, or five percentiles."""
 AUTO_NEGATION_LABEL_DENSITY = 0.2
 """With ``negations="auto"``, negated literals are used when the training label density
 (label occurrences / (records × labels)) is at least this."""
 
 PAPER_PRESET = {
-    "binarizer": "auto",        # numeric features cut at the training 90th percentile (strict ">"), nominal one-hot
+    "binarizer": PercentileBinarizer(),   # numeric features cut at the training 90th percentile (">"), nominal one-hot
     "n_rules": 150,             # a budget of 150 rules instead of τ
     "lam": 1.0,                 # the geometric centre of the paper's search range 10^-2 .. 10^2
     "quality": "paper",         # q(R; ℛ) of eq. obj
@@ -141,10 +148,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         **Features.**  How raw features become the binary items of the rules.
         "auto": X is used as it is when it is binary (every value 0 or 1, no
         nominal column); otherwise a
-        :class:`~corset.preprocessing.PercentileBinarizer` turns each numeric
-        feature into ``f>t`` at its training 90th percentile and each
-        nominal one (a DataFrame's string or categorical column) into
-        ``f=v`` indicators.  "passthrough": X must be binary.  A transformer
+        :class:`~corset.preprocessing.PercentileBinarizer` turns each nominal
+        feature (a DataFrame's string or categorical column) into ``f=v``
+        indicators and each numeric one into cuts ``f>t`` chosen by 3-fold
+        cross-validation of the whole estimator on the training data:
+        either one cut at the training 90th percentile (the paper's
+        protocol) or five, at the 10th, 30th, 50th, 70th and 90th (their
+        complements come from negated literals).  The scores are in
+        ``binarizer_scores_``; below 30 records the single cut is taken.  "passthrough": X must be binary.  A transformer
         (e.g. a configured ``PercentileBinarizer``) is cloned and fitted on
         X.  The fitted one is ``features_.binarizer_``; ``predict`` and
         ``explain`` apply it to raw X, and rules print in the data's units.
@@ -279,6 +290,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         ``genre=pop``).
     n_items_ : int
         The number of binary items (``len(feature_names_)``).
+    binarizer_scores_ : dict or None
+        With ``binarizer="auto"`` on numeric X: the cross-validated
+        micro-F1 of each candidate cut (``"p90"``, ``"p10-90"``); the best
+        one was used.  None when no choice was made.
     features_ : corset.model._features.RawFeatures
         How raw X becomes the items: its ``binarizer_`` (None when X was
         binary) is applied again by ``predict`` and ``explain``.
@@ -430,7 +445,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if unknown:
             raise TypeError(f"CorsetClassifier.paper() got unexpected parameter(s) {unknown}; "
                             f"valid ones are the estimator's: {sorted(cls._parameter_constraints)}")
-        return cls(**{**PAPER_PRESET, **params})
+        return cls(**{**PAPER_PRESET, "binarizer": clone(PAPER_PRESET["binarizer"]), **params})
 
     # -- validation ------------------------------------------------------------
     def _check_params(self):
@@ -536,10 +551,15 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("CorsetClassifier requires y to be passed, but the target y is None")
         _check_2d(X)
         validate_data(self, X, skip_check_array=True, reset=True)
-        self.features_ = RawFeatures(self.binarizer)
+        Yb, names, output = self._validate_y(Y, label_names)
+        binarizer, self.binarizer_scores_ = self.binarizer, None
+        if isinstance(binarizer, str) and binarizer == "auto":
+            auto = RawFeatures.auto_candidates(X, AUTO_BINARIZER_PERCENTILES)
+            if auto is not None:   # numeric X: the cuts are a choice, made by cross-validation
+                binarizer, self.binarizer_scores_ = self._cross_validated_binarizer(*auto, Yb)
+        self.features_ = RawFeatures(binarizer)
         Xb, self.feature_names_ = self.features_.fit_transform(X, feature_names)
         self.n_items_ = Xb.shape[1]
-        Yb, names, output = self._validate_y(Y, label_names)
         if Xb.shape[0] != Yb.shape[0]:
             raise ValueError(f"X and Y have different numbers of samples: {Xb.shape[0]} and {Yb.shape[0]}")
         self.label_names_ = names if names is not None else [f"y{k}" for k in range(Yb.shape[1])]
@@ -592,6 +612,49 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             if default is not None:
                 self.rules_.append(default)
         return self
+
+    def _cross_validated_binarizer(self, X, candidates, Yb):
+        """The candidate binarizer with the best cross-validated micro-F1, and every candidate's score.
+
+        ``AUTO_BINARIZER_FOLDS``-fold cross-validation on the training data
+        (shuffled folds), each fold fitted with this estimator's parameters
+        and the candidate binarizer; ties go to the first candidate (the
+        paper's single cut), which is also taken without validation below
+        ``AUTO_BINARIZER_MIN_RECORDS`` records (scores None).  The folds and the fits' seeds are drawn from a
+        copy of the estimator's random state, so the final fit draws what it
+        would draw without the validation.
+        """
+        import copy
+
+        from sklearn.model_selection import KFold
+        from sklearn.utils import _safe_indexing
+
+        first = next(iter(candidates))
+        clone(candidates[first]).fit(X)   # bad values (NaN, infinity) get the binarizer's own message, once
+        if Yb.shape[0] < AUTO_BINARIZER_MIN_RECORDS:
+            return candidates[first], None
+        rng = copy.deepcopy(check_random_state(self.random_state))
+        seeds = rng.randint(np.iinfo(np.int32).max, size=AUTO_BINARIZER_FOLDS + 1)
+        folds = list(KFold(AUTO_BINARIZER_FOLDS, shuffle=True, random_state=int(seeds[0])).split(np.zeros(Yb.shape[0])))
+        Yb = sp.csr_array(Yb)
+        scores = {}
+        for name, candidate in candidates.items():
+            truth, predicted = [], []
+            for (train, test), seed in zip(folds, seeds[1:]):
+                inner = self._inner_estimator(binarizer=candidate, random_state=int(seed))
+                inner.fit(_safe_indexing(X, train), Yb[train])
+                truth.append(Yb[test])
+                predicted.append(inner._predict_indicator(_safe_indexing(X, test)))
+            truth, predicted = sp.vstack(truth).astype(bool), sp.vstack(predicted).astype(bool)
+            tp = truth.multiply(predicted).sum()
+            wrong = truth.sum() + predicted.sum() - 2 * tp   # false positives and false negatives
+            scores[name] = float(2 * tp / (2 * tp + wrong)) if tp + wrong else 0.0   # micro-F1
+        best = max(scores, key=lambda name: scores[name])   # the first among equals
+        return candidates[best], scores
+
+    def _inner_estimator(self, **params):
+        """A copy of this estimator's parameters (not its fit), silent, with ``params`` changed."""
+        return type(self)(**{**self.get_params(deep=False), "verbose": 0, **params})
 
     @staticmethod
     def _negated_features(Xb, Yb, negations):
@@ -788,6 +851,16 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         sparse, a dense array of Y's dtype when it was dense, and values of
         ``classes_`` when y was 1-D.
         """
+        Y = self._predict_indicator(X)
+        kind = self._output["kind"]
+        if kind == "binary":
+            return self.classes_[Y.toarray().ravel().astype(np.intp)]
+        if kind == "sparse":
+            return sp.csr_array(Y.astype(self._output["dtype"]))
+        return Y.toarray().astype(self._output["dtype"])
+
+    def _predict_indicator(self, X):
+        """``predict``'s labels as a (n_samples, n_labels) CSR array of 0/1 (uint8)."""
         from ..selection import predict_labels
 
         Xb = self._check_X(X)
@@ -804,12 +877,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             D = sp.csr_array((np.ones(rows.size, dtype=np.uint8), (rows, cols)), shape=Y.shape)
             Y = sp.csr_array(((Y.astype(np.int32) + D.astype(np.int32)) > 0).astype(np.uint8))
             Y.sort_indices()
-        kind = self._output["kind"]
-        if kind == "binary":
-            return self.classes_[Y.toarray().ravel().astype(np.intp)]
-        if kind == "sparse":
-            return sp.csr_array(Y.astype(self._output["dtype"]))
-        return Y.toarray().astype(self._output["dtype"])
+        return Y
 
     def explain(self, X):
         """Per record, the rules that fired and the labels each one predicted.

@@ -15,9 +15,11 @@ rules print in the data's own terms (``tempo>120.5``, ``genre=pop``,
   as it is, so binary input gives exactly the rules it gave before raw input
   was accepted;
 * anything else goes through a :class:`~corset.preprocessing.PercentileBinarizer`
-  (numeric features cut at their training 90th percentile, nominal ones
-  one-hot; for sparse counts, a presence literal ``f>0`` plus the 90th
-  percentile of the non-zero values).
+  (numeric features cut at their training 90th percentile, or at five
+  percentiles as the estimator's cross-validation decides, see
+  :meth:`RawFeatures.auto_candidates`; nominal ones one-hot; for sparse
+  counts, a presence literal ``f>0`` plus percentiles of the non-zero
+  values).
 """
 import numbers
 
@@ -58,6 +60,26 @@ class RawFeatures:
 
     def __init__(self, binarizer="auto"):
         self.binarizer = binarizer
+
+    @classmethod
+    def auto_candidates(cls, X, percentiles):
+        """What ``binarizer="auto"`` chooses between for ``X``: ``(numeric X, binarizers by name)``, or None.
+
+        None for binary X (used as it is).  Otherwise X as numbers (nominal
+        values as codes, a DataFrame converted once) and one
+        :class:`~corset.preprocessing.PercentileBinarizer` per entry of
+        ``percentiles`` (name -> percentile or percentiles), told which
+        columns are nominal, with zeros treated as absence for sparse X
+        (``zeros="presence"``).  Each binarizer gives on the numbers the items
+        it gives on X.
+        """
+        values, _, nominal, categories = cls()._numeric(X, fit=True)
+        if not nominal.any() and cls._all_binary(values):
+            return None
+        zeros = "presence" if sp.issparse(values) else "include"
+        options = {"nominal_features": nominal, "categories": list(categories)} if nominal.any() else {}
+        return values, {name: PercentileBinarizer(percentile=p, zeros=zeros, **options)
+                        for name, p in percentiles.items()}
 
     # -- fit ------------------------------------------------------------------
     def fit_transform(self, X, feature_names=None):

@@ -1,0 +1,70 @@
+"""binarizer="auto" on numeric X: the cuts chosen by cross-validation, checked against a hand-made one."""
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score
+from sklearn.model_selection import KFold
+
+from corset.datasets import make_rule_data
+from corset.model import CorsetClassifier
+from corset.model._classifier import AUTO_BINARIZER_FOLDS, AUTO_BINARIZER_PERCENTILES
+from corset.preprocessing import PercentileBinarizer
+
+
+def numeric_data(seed, n=240):
+    """Labels from rules on thresholds of continuous features: the cut matters."""
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, 6))
+    Y = np.column_stack([(X[:, 0] > 0.3) & (X[:, 1] < 0.5), X[:, 2] > -0.8, (X[:, 3] > 1.0) | (X[:, 4] < -1.2)])
+    flip = rng.rand(*Y.shape) < 0.05
+    return X, (Y ^ flip).astype(np.uint8)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_scores_are_the_cross_validated_micro_f1_of_each_candidate(seed):
+    X, Y = numeric_data(seed)
+    params = dict(n_rules=20, n_tails=10, n_heads_per_tail=5)
+    model = CorsetClassifier(random_state=seed, **params).fit(X, Y)
+    # By hand: the folds and seeds come from (a copy of) RandomState(seed), drawn in this order.
+    seeds = np.random.RandomState(seed).randint(np.iinfo(np.int32).max, size=AUTO_BINARIZER_FOLDS + 1)
+    folds = list(KFold(AUTO_BINARIZER_FOLDS, shuffle=True, random_state=int(seeds[0])).split(X))
+    expected = {}
+    for name, percentile in AUTO_BINARIZER_PERCENTILES.items():
+        truth, predicted = [], []
+        for (train, test), s in zip(folds, seeds[1:]):
+            inner = CorsetClassifier(random_state=int(s), binarizer=PercentileBinarizer(percentile), **params)
+            predicted.append(inner.fit(X[train], Y[train]).predict(X[test]))
+            truth.append(Y[test])
+        expected[name] = f1_score(np.vstack(truth), np.vstack(predicted), average="micro")
+    assert model.binarizer_scores_ == pytest.approx(expected, abs=1e-12)
+    best = max(expected, key=expected.get)
+    assert model.features_.binarizer_.percentile == AUTO_BINARIZER_PERCENTILES[best]
+    # The final fit is the fit with the chosen binarizer: validation does not change what it draws.
+    chosen = CorsetClassifier(random_state=seed, binarizer=PercentileBinarizer(AUTO_BINARIZER_PERCENTILES[best]),
+                              **params).fit(X, Y)
+    assert [(r.head, r.tail) for r in model.rules_] == [(r.head, r.tail) for r in chosen.rules_]
+    assert model.feature_names_ == chosen.feature_names_
+
+
+def test_binary_data_is_not_validated():
+    data = make_rule_data(n_records=200, n_features=12, n_labels=5, random_state=0)
+    auto = CorsetClassifier(random_state=0, n_rules=15).fit(data.X, data.Y)
+    passthrough = CorsetClassifier(random_state=0, n_rules=15, binarizer="passthrough").fit(data.X, data.Y)
+    assert auto.binarizer_scores_ is None and auto.features_.binarizer_ is None
+    assert [(r.head, r.tail) for r in auto.rules_] == [(r.head, r.tail) for r in passthrough.rules_]
+
+
+def test_few_records_take_the_papers_single_cut_and_bad_values_keep_their_message():
+    X, Y = numeric_data(0, n=20)
+    model = CorsetClassifier(random_state=0, n_rules=5).fit(X, Y)
+    assert model.binarizer_scores_ is None and model.features_.binarizer_.percentile == 90
+    X[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        CorsetClassifier(random_state=0).fit(X, Y)
+
+
+def test_the_choice_does_not_depend_on_n_jobs():
+    X, Y = numeric_data(4)
+    one = CorsetClassifier(random_state=3, n_rules=15, n_jobs=1).fit(X, Y)
+    two = CorsetClassifier(random_state=3, n_rules=15, n_jobs=2).fit(X, Y)
+    assert one.binarizer_scores_ == two.binarizer_scores_
+    assert [(r.head, r.tail) for r in one.rules_] == [(r.head, r.tail) for r in two.rules_]
