@@ -448,3 +448,18 @@ def test_last_steps_without_nodes_count_records_of_role_zero(global_random_seed)
         memo.update_rules(rules)   # new roles: the memo is cleared
         plain.update_rules(rules)
     assert direct > 0
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 63, 64, 65, 200, 1001])
+def test_role_bitsets_flag_exactly_the_roles_1_and_0(n):
+    from corset._ext._gh_memo import role_bitsets
+
+    rng = np.random.RandomState(n)
+    for values in ([0, 1, 2], [2], [1], [0], list(range(256))):
+        role = rng.choice(values, size=n).astype(np.uint8)
+        if n > 20:
+            role[:16] = 2   # whole words of negatives
+        positives, others = role_bitsets(role)
+        unpacked = np.unpackbits(np.stack([positives, others]).view(np.uint8), axis=1, bitorder="little")[:, :n]
+        assert unpacked[0].tolist() == (role == 1).astype(np.uint8).tolist()
+        assert unpacked[1].tolist() == (role == 0).astype(np.uint8).tolist()

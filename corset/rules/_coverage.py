@@ -161,6 +161,8 @@ class Coverage:
         parts = self._supports[start:]
         if not parts:
             return np.zeros(0, dtype=INDEX_DTYPE)
+        if len(parts) == 1:   # one D[R]: sorted and unique already
+            return parts[0].copy()
         return np.unique(np.concatenate(parts)).astype(INDEX_DTYPE)
 
 

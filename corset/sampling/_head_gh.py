@@ -151,6 +151,7 @@ class GreedyHeadSearch(HeadMethodSampler):
         self._covered = None
         self._occurrence_rows = None
         self._role_cache = {}
+        self._roles_buffer = None
         self._record_of_entry = None
         self.memo_max_entries = int(memo_max_entries)
         use_memo = (memo and not self.normalise and self.max_head_length is not None
@@ -166,6 +167,8 @@ class GreedyHeadSearch(HeadMethodSampler):
         state = self.__dict__.copy()
         state["_roots"] = {}
         state["_bits"] = None   # rebuilt on first use
+        state["_roles_buffer"] = None
+        state["_role_cache"] = {}   # a cache, refilled on use
         state["_column_bits"] = None
         return state
 
@@ -271,6 +274,20 @@ class GreedyHeadSearch(HeadMethodSampler):
                 self._role_cache.clear()
             self._role_cache[key] = hit
         return hit
+
+    def _role_rows(self, n_rows):
+        """``n_rows`` role rows of 2 (every record negative), C-contiguous.
+
+        Rows of a buffer kept between calls (grown when needed): its pages
+        are written, not fresh, at every call after the first.
+        """
+        n = self.data.n_records
+        buffer = getattr(self, "_roles_buffer", None)
+        if buffer is None or buffer.shape[0] < n_rows:
+            buffer = self._roles_buffer = np.empty((max(n_rows, 1), n), dtype=np.uint8)
+        rows = buffer[:n_rows]
+        rows.fill(2)
+        return rows
 
     def _role_lists(self, tail, covered):
         """``(positives, zeros)``: D_T^+ and its records of role 0 (see :meth:`roles`), sorted int arrays."""
@@ -479,7 +496,7 @@ class GreedyHeadSearch(HeadMethodSampler):
         slot_cached = list(by_key.values())
         slot_of_key = {key: i for i, key in enumerate(slot_keys)}
         tail_slot = [slot_of_key[key] for _, _, key in cached]
-        roles = np.full((len(slot_cached), data.n_records), 2, dtype=np.uint8)
+        roles = self._role_rows(len(slot_cached))
         for row, (positives, zeros) in zip(roles, slot_cached):
             row[positives] = 1
             row[zeros] = 0

@@ -6,7 +6,7 @@
  * (where the builtin is a call into libgcc).  In a function compiled for
  * POPCNT (CORSET_POPCNT_CLONES below, or -mpopcnt), GCC recognises the SWAR
  * idiom and emits the single POPCNT instruction: one function, the fast form
- * in both cases.
+ * in both cases.  corset_prefetch: a read hint for scattered accesses.
  */
 #ifndef CORSET_BITS_H
 #define CORSET_BITS_H
@@ -24,6 +24,15 @@ static inline int corset_popcount64(uint64_t x) {
 static inline int corset_ctz64(uint64_t x) {
     return __builtin_ctzll(x);
 }
+
+/* A hint that *p will be read soon (no effect on results): loops over records
+ * scattered across a large data set ask for a record's data some iterations
+ * before they use it. */
+#if defined(__GNUC__) || defined(__clang__)
+#define corset_prefetch(p) __builtin_prefetch((const void *) (p))
+#else
+#define corset_prefetch(p) ((void) 0)
+#endif
 
 /* A function built twice on x86-64 Linux with GCC (target_clones): with the
  * POPCNT instruction and without, the loader picking the one the CPU runs
