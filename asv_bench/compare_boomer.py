@@ -27,7 +27,7 @@ BOOMER, corset, BOOMER, ...) so that a slow spell of the machine hits both:
   default rule), ``parallel_rule_refinement="false"`` and
   ``parallel_statistic_update="false"`` (its fit on one thread), and
   ``random_state=seed + 1`` (BOOMER wants a seed >= 1; seed 0 gives its
-  default, 1); every other parameter at its default, as in PAPER-NOTES.
+  default, 1); every other parameter at its default, as in the paper's comparison.
 
 Only ``fit`` is timed (wall clock, ``time.perf_counter``); the table gives the
 median over ``--repeats`` fits, their ratio corset/BOOMER (the issue's speed

@@ -212,7 +212,7 @@ def test_round_two_is_half_approximation_for_submodular_quality():
 
 
 def test_round_two_has_no_guarantee_for_the_papers_quality():
-    # PAPER-NOTES note 1: on the same instances the paper's quality falls below ½·OPT
+    # The non-monotone quality (docs/corrections.rst): on the same instances the paper's quality falls below ½·OPT
     # (measured: 15 of 257 instances, worst ratio 0.03).  This documents the erratum;
     # it is not a property the library promises.
     ratios = _round_two_ratios("paper")
@@ -254,7 +254,7 @@ def test_submodular_quality_is_monotone_and_submodular(case, draw):
 
 
 def test_note1_counterexample_for_the_papers_quality():
-    # PAPER-NOTES note 1 realised on data, λ = 0, budget 2: cov(A) = {x, y} ⊂ cov(B) = {x, y, z},
+    # The non-monotone quality (docs/corrections.rst) realised on data, λ = 0, budget 2: cov(A) = {x, y} ⊂ cov(B) = {x, y, z},
     # cov(C) = {w} disjoint, with a(A) > 1.5 a(B) and a(B) > a(C) > 0.  The greedy takes A
     # (largest ½ q), then B (½ a(B) > ½ a(C)), and f({A, B}) = a(B) because each rule
     # is credited only with what the OTHER does not cover, far below f({A, C}).

@@ -199,7 +199,7 @@ def test_coverage_flags_match_record_level_coverage(case):
 
 
 def test_d_specific_coverage_example_of_section_samp_corrected():
-    # Section samp, corrected as in PAPER-NOTES note 7.
+    # Section samp, corrected as docs/corrections.rst says.
     features, labels = {0, 1, 2, 3}, {"a", "b", "c"}
     r1 = ({0, 1}, {"a"})
     r2 = ({1, 2}, {"a", "b"})

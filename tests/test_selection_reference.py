@@ -2,7 +2,7 @@
 
 Coverage sets are materialised as Python sets of (record, label) pairs; every
 term is its textbook definition (section problem_formulation of the paper,
-with PAPER-NOTES notes 1-6).  The other test_selection_* modules import this
+with the corrections of docs/corrections.rst).  The other test_selection_* modules import this
 one; the tests below check the reference itself on hand-computed values.
 """
 import itertools
@@ -265,7 +265,7 @@ def test_reference_hand_example():
 
 
 def test_reference_objective_note1_counterexample():
-    # PAPER-NOTES note 1: cov(A) = {x, y}, a = 1; cov(B) = {x, y, z}, a = 0.1; cov(C) = {w}, a = 0.01.
+    # The non-monotone quality (docs/corrections.rst): cov(A) = {x, y}, a = 1; cov(B) = {x, y, z}, a = 0.1; cov(C) = {w}, a = 0.01.
     A, B, C = {"x", "y"}, {"x", "y", "z"}, {"w"}
     for quality, expected_ab, expected_ac in (("paper", 0.1, 2.01), ("submodular", 2.1, 2.01)):
         assert abstract_objective([A, B], [1, 0.1], 0, quality) == pytest.approx(expected_ab)

@@ -1,0 +1,66 @@
+"""Test micro-F1 against the rule budget ``n_rules``, from raw features, on the benchmark sets.
+
+One fit per budget (the default rule and the stopping rules depend on the
+budget, so a prefix of a larger fit is not the same model).  Prints a
+Markdown table of mean test micro-F1 (and mean number of rules) per budget
+and, with ``--plot FILE``, draws the curves.
+
+Usage::
+
+    python asv_bench/budget_curve.py [--datasets ...] [--budgets 25 50 100 150 300 600] [--seeds 0 1 2]
+                                     [--data-home DIR] [--plot curves.png]
+"""
+import argparse
+
+import numpy as np
+from sklearn.metrics import f1_score
+
+from corset.experiments import load_split
+from corset.model import CorsetClassifier
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+",
+                        default=["emotions", "birds", "medical", "enron", "CAL500", "corel5k", "bibtex"])
+    parser.add_argument("--budgets", nargs="+", type=int, default=[25, 50, 100, 150, 300, 600])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--data-home", default=None)
+    parser.add_argument("--plot", default=None, metavar="FILE")
+    args = parser.parse_args(argv)
+    table = {}
+    for name in args.datasets:
+        split = load_split(name, args.data_home)
+        for budget in args.budgets:
+            f1s, rules = [], []
+            for seed in args.seeds:
+                model = CorsetClassifier(n_rules=budget, random_state=seed).fit(split.X_train_raw, split.Y_train)
+                f1s.append(f1_score(split.Y_test, model.predict(split.X_test_raw), average="micro", zero_division=0))
+                rules.append(len(model.rules_))
+            table[name, budget] = (float(np.mean(f1s)), float(np.mean(rules)))
+        print(name, " ".join(f"{b}:{table[name, b][0]:.3f}" for b in args.budgets), flush=True)
+    print(f"\nTest micro-F1 (mean number of rules) against n_rules, seeds {args.seeds}\n")
+    print("| data | " + " | ".join(f"n_rules={b}" for b in args.budgets) + " |")
+    print("|---|" + "---|" * len(args.budgets))
+    for name in args.datasets:
+        print(f"| {name} | " + " | ".join(f"{table[name, b][0]:.3f} ({table[name, b][1]:.0f})"
+                                        for b in args.budgets) + " |")
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for name in args.datasets:
+            ax.plot(args.budgets, [table[name, b][0] for b in args.budgets], marker="o", label=name)
+        ax.set_xscale("log")
+        ax.set_xlabel("n_rules (budget)")
+        ax.set_ylabel("test micro-F1")
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=120)
+
+
+if __name__ == "__main__":
+    main()
