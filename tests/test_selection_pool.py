@@ -279,10 +279,12 @@ def test_gather_rows_matches_numpy(seed):
             gather_rows(indptr, ids, np.array([0, bad], dtype=np.int64))
 
 
+@pytest.mark.parametrize("by_tail", [False, True])
 @pytest.mark.parametrize("n_records, density", [(50, 0.8), (300, 0.5), (700, 0.05), (130, 0.3)])
-def test_rule_supports_from_bitsets_equal_merged_lists(global_random_seed, n_records, density):
+def test_rule_supports_from_bitsets_equal_merged_lists(global_random_seed, n_records, density, by_tail):
     """D[R], |D[H]| and |D[T]| from ANDed record bitsets (rules with long lists) equal the merged
-    id lists' and a brute force, for rules of every length, in one pool with rules of both kinds."""
+    id lists' and a brute force, for rules of every length, in one pool with rules of both kinds;
+    ``by_tail``: rules of one tail in a row, as in a sampled pool (they share the tail's AND)."""
     from corset._ext import _selection
 
     rng = np.random.RandomState(global_random_seed)
@@ -292,7 +294,7 @@ def test_rule_supports_from_bitsets_equal_merged_lists(global_random_seed, n_rec
     data = BinaryData(X, Y)
     rules = {(tuple(sorted(rng.choice(12, size=rng.randint(1, 5), replace=False).tolist())),
               tuple(sorted(rng.choice(5, size=rng.randint(1, 3), replace=False).tolist()))) for _ in range(60)}
-    rules = sorted(rules)
+    rules = sorted(rules, key=lambda rule: rule[::-1] if by_tail else rule)
     arrays = check_rules(rules, 12, 5).arrays
     f, lab = data.feature_records, data.label_records
     plain = _selection.rule_supports(f.indptr, f.ids, lab.indptr, lab.ids, data.n_records, *arrays)

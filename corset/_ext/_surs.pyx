@@ -134,6 +134,13 @@ cdef index_t draw_tail_set(const ptr_t* lab_indptr, const index_t* lab_ids, cons
     return chosen
 
 
+cdef extern from "corset_bits.h":
+    void prefetch "corset_prefetch"(const void* p) noexcept nogil
+
+# How many records ahead tail_weights asks for a record's rows (corset_prefetch).
+cdef Py_ssize_t PREFETCH_AHEAD = 16
+
+
 def tail_weights(const ptr_t[::1] lab_indptr, const index_t[::1] lab_ids, const uint8_t[::1] covered,
                  const ptr_t[::1] rs_indptr, const index_t[::1] rs_ids,
                  const ptr_t[::1] set_indptr, const index_t[::1] set_ids,
@@ -152,6 +159,14 @@ def tail_weights(const ptr_t[::1] lab_indptr, const index_t[::1] lab_ids, const 
             status = SURS_NO_MEMORY
         else:
             for i in range(n):
+                # Records scattered over a large data set: ask for their rows ahead.
+                if i + PREFETCH_AHEAD < n:
+                    prefetch(&lab_indptr[records[i + PREFETCH_AHEAD]])
+                    prefetch(&rs_indptr[records[i + PREFETCH_AHEAD]])
+                if i + PREFETCH_AHEAD // 2 < n:
+                    prefetch(&lab_ids[lab_indptr[records[i + PREFETCH_AHEAD // 2]]])
+                    prefetch(&covered[lab_indptr[records[i + PREFETCH_AHEAD // 2]]])
+                    prefetch(&rs_ids[rs_indptr[records[i + PREFETCH_AHEAD // 2]]])
                 view[i] = record_weight(&lab_indptr[0], &lab_ids[0], &covered[0], &rs_indptr[0],
                                         &rs_ids[0], &set_indptr[0], &set_ids[0], records[i], mark)
             free(mark)
