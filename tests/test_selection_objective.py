@@ -311,3 +311,25 @@ def test_documented_examples():
     page = Path(__file__).resolve().parent.parent / "docs" / "selection.rst"
     if page.exists():
         assert doctest.testfile(str(page), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_submodular_term_from_a_coverage_is_the_same_number(seed):
+    # objective_terms(best_accuracy=Coverage.best_accuracy of the same rules) sums Q from
+    # the coverage instead of materialising it again: the same float.
+    from corset.datasets import make_rule_data
+    from corset.rules import Coverage
+    from corset.selection import objective_terms, rule_statistics
+
+    data_ = make_rule_data(n_records=500, n_features=30, n_labels=12, random_state=seed)
+    data = BinaryData(data_.X, data_.Y)
+    rng = np.random.RandomState(seed)
+    rules = {(tuple(sorted(rng.choice(30, rng.randint(1, 3), replace=False).tolist())),
+              tuple(sorted(rng.choice(12, rng.randint(1, 3), replace=False).tolist()))) for _ in range(40)}
+    rules = sorted(rules)
+    stats = rule_statistics(data, rules)
+    coverage = Coverage(data)
+    for i, rule in enumerate(rules):
+        coverage.add(*rule, support=stats.support(i), accuracy=float(stats.accuracy[i]))
+    assert (objective_terms(data, rules, quality="submodular", best_accuracy=coverage.best_accuracy)
+            == objective_terms(data, rules, quality="submodular"))

@@ -210,6 +210,17 @@ class CandidateGenerator:
         self._check_errors(tails, errors)
         return pool
 
+    def release_caches(self):
+        """Drop what the head sampler keeps between pools (search trees, seed-pair proposals, role rows).
+
+        Memory only: the next pool rebuilds what it needs, and draws the same
+        candidates.  :func:`corset.selection.greedy_selection` calls it once
+        its pools are done.
+        """
+        release = getattr(self._head_sampler, "release_caches", None)
+        if release is not None:
+            release()
+
     def _check_errors(self, tails, errors):
         """Record the tails skipped for a sampling error; raise the others (in tail order)."""
         for tail, error in zip(tails, errors):

@@ -263,6 +263,10 @@ class HeadSampler(HeadMethodSampler):
             return self._build_python(tail, key)
         raise _build_error(status[0], key, self.min_head_length)
 
+    def release_caches(self):
+        """Drop the cached proposals (rebuilt on use: the same draws)."""
+        self._cache = new_tail_cache()
+
     def _build_paper(self, keys):
         """The paper's proposals of the tails ``keys`` (sorted tuples), compiled, in two calls.
 

@@ -236,6 +236,17 @@ class GreedyHeadSearch(HeadMethodSampler):
             self._column_bits = (bits, n_words if bits is not None else 0)
         return self._column_bits
 
+    def release_caches(self):
+        """Drop the search trees, the per-tail roles, the role rows and the seed-pair proposals.
+
+        Memory only: they are rebuilt on use, and the searches give the same heads.
+        """
+        self._forget_memo()
+        self._role_cache = {}
+        self._roles_buffer = None
+        if self._pair_sampler is not None:
+            self._pair_sampler.release_caches()
+
     def _forget_memo(self):
         if self._memo is not None:
             self._memo.clear()

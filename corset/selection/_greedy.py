@@ -463,6 +463,15 @@ class _GeneratedPools:
                 self.union_parts.append(stats if new.all() else stats.subset(np.flatnonzero(new)))
         return stats, areas, gains, _zero_gain_rule(best, state, self.lam, eligible), eligible
 
+    def release(self, candidate_generator):
+        """After the last pool: drop the candidate store, and the generator's caches when it has
+        ``release_caches`` (memory only: a later pool rebuilds them, with the same draws)."""
+        self.store = None
+        self.generate = None
+        release = getattr(candidate_generator, "release_caches", None)
+        if release is not None:
+            release()
+
     def chose(self, state, best):
         number = int(self._numbers[best])
         self.registry.mark_chosen(number)
@@ -562,7 +571,9 @@ def _result(data, states, reasons, lam, quality, n_candidates, candidate_indices
     terms = {}
     for round_number, state in states.items():
         if len(state):
-            terms[round_number] = objective_terms(data, state.chosen(), quality=quality)
+            # The state's coverage holds exactly its rules: Q is the sum of its best accuracies.
+            terms[round_number] = objective_terms(data, state.chosen(), quality=quality,
+                                                  best_accuracy=state.coverage.best_accuracy)
         else:
             terms[round_number] = (0.0, 0.0)
         objectives[round_number] = terms[round_number][0] + lam * terms[round_number][1]
@@ -738,6 +749,9 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     pools = _GeneratedPools(data, candidate_generator, lam, submodular, allow_empty_coverage, min_support,
                             keep_union=second_round)
     state, reason = _greedy(data, pools, criteria, round_number=1, callback=callback)
+    # The generator's pools are done: what was kept to draw and score them goes before
+    # round 2 and the rule set's statistics allocate theirs.
+    pools.release(candidate_generator)
     states = {1: state}
     reasons = {1: reason}
     if second_round and pools.union_parts and len(state):

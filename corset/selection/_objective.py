@@ -145,16 +145,24 @@ def pairwise_distances(data, rules):
 
 # -- the objective -----------------------------------------------------------
 
-def objective_terms(data, rules, *, quality="paper"):
+def objective_terms(data, rules, *, quality="paper", best_accuracy=None):
     """The two terms of the objective: ``(quality term, diversity term)``.
 
     ``f = quality term + λ · diversity term``; see :func:`objective`.
+    ``best_accuracy`` (submodular quality only): the per-occurrence best a(R)
+    of exactly these rules, when the caller holds it (the
+    :attr:`~corset.rules.Coverage.best_accuracy` of a coverage they were
+    added to); Q is then its sum, the same number, without materialising
+    the rules' coverage again.
     """
     check_quality(quality)
     stats = _statistics(data, rules, "rules")
     n = len(stats)
     if n == 0:
         return 0.0, 0.0
+    if quality == "submodular" and best_accuracy is not None:
+        distances = _pairwise(stats)
+        return float(best_accuracy.sum()), float(distances[np.triu_indices(n, 1)].sum())
     indptr, positions = _coverage_positions(data, stats)
     sizes = np.diff(indptr)
     if quality == "paper":
