@@ -35,7 +35,8 @@ ctypedef struct PairProposal:
     # Proposal over the positive records D_T^+ (static cumulative weights).
     const index_t* pos_records          # record ids of D_T^+
     const double* pos_cumulative        # partial sums of the scaled proposal weights
-    const double* pos_log_proposal      # unscaled log proposal factor of each positive record
+    const double* pos_log_proposal      # unscaled log proposal factor of each positive record;
+                                        # NULL: log W_a of its size a (-inf: 0), the paper's proposal
     Py_ssize_t n_pos
     Py_ssize_t pos_last                 # last index of positive proposal weight
     # Proposal over the negative records D_T^-; NULL arrays mean uniform with factor 1.

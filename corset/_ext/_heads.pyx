@@ -165,7 +165,7 @@ cdef double log_acceptance(const PairProposal* p, Py_ssize_t i_pos, Py_ssize_t i
     cdef Py_ssize_t a = p.feature_indptr[r_pos + 1] - s_pos
     cdef Py_ssize_t b = p.feature_indptr[r_neg + 1] - s_neg
     cdef Py_ssize_t k = _common_features(p, r_pos, s_pos, a, r_neg, s_neg, b)
-    cdef double log_ratio
+    cdef double log_ratio, log_proposal
     if k >= a:
         # F_{D+} ⊆ F_{D-}: every head of D+ also matches D-, w = 0.
         if p.mutation == MUTATION_ZERO_WEIGHT:
@@ -173,10 +173,14 @@ cdef double log_acceptance(const PairProposal* p, Py_ssize_t i_pos, Py_ssize_t i
         return -INFINITY
     # log(W_a - W_k) - log q+ - log q-, with log(W_a - W_k) = log W_a + log1p(-W_k / W_a),
     # the last term read from the table when it has this record size.
-    if p.log_gap != NULL and p.gap_offset[a] >= 0:
-        log_ratio = (p.log_w[a] - p.pos_log_proposal[i_pos]) + p.log_gap[p.gap_offset[a] + k]
+    if p.pos_log_proposal != NULL:
+        log_proposal = p.pos_log_proposal[i_pos]
     else:
-        log_ratio = (p.log_w[a] - p.pos_log_proposal[i_pos]) + _log_gap(p.log_w, a, k)
+        log_proposal = p.log_w[a] if p.log_w[a] != -INFINITY else 0.0
+    if p.log_gap != NULL and p.gap_offset[a] >= 0:
+        log_ratio = (p.log_w[a] - log_proposal) + p.log_gap[p.gap_offset[a] + k]
+    else:
+        log_ratio = (p.log_w[a] - log_proposal) + _log_gap(p.log_w, a, k)
     if p.neg_log_proposal != NULL:
         log_ratio -= p.neg_log_proposal[i_neg]
     return log_ratio
@@ -474,16 +478,21 @@ cdef class PairSampler:
     def arrays(self):
         """``(pos_records, pos_cumulative, pos_log_proposal, neg_records, neg_cumulative,
         neg_log_proposal, feature_indptr, feature_ids, log_w, feature_bits, ...)``: the arrays
-        behind the proposal.  A proposal that does not store D_T^- (the compiled paper build)
-        gives it made on demand: the records outside ``pos_records``, ascending.
+        behind the proposal.  The compiled paper build stores neither D_T^- nor the log
+        proposal factors: they are made on demand here (the records outside
+        ``pos_records``, ascending; log W_a of each positive record's size a).
         """
-        if self._arrays[3] is not None or self.c.neg_records != NULL:
-            return self._arrays
-        n_records = self.c.n_pos + self.c.n_neg
-        keep = np.ones(n_records, dtype=bool)
-        keep[np.asarray(self._arrays[0])] = False
-        negatives = np.flatnonzero(keep).astype(np.int32)
-        return self._arrays[:3] + (negatives,) + self._arrays[4:]
+        arrays = self._arrays
+        if arrays[2] is None:
+            # log W_a of each positive record's size a, 0 where W_a = 0 (never drawn).
+            sizes = np.diff(np.asarray(arrays[6]))[np.asarray(arrays[0])]
+            log_w = np.asarray(arrays[8])[sizes]
+            arrays = arrays[:2] + (np.where(log_w != -np.inf, log_w, 0.0),) + arrays[3:]
+        if arrays[3] is None:
+            keep = np.ones(self.c.n_pos + self.c.n_neg, dtype=bool)
+            keep[np.asarray(arrays[0])] = False
+            arrays = arrays[:3] + (np.flatnonzero(keep).astype(np.int32),) + arrays[4:]
+        return arrays
 
     @property
     def n_positive(self):
@@ -829,20 +838,18 @@ def paper_supports(const ptr_t[::1] label_indptr, const index_t[::1] label_ids,
 
 
 cdef Py_ssize_t _fill_paper(const index_t* positives, Py_ssize_t n_pos,
-                            const ptr_t* feature_indptr, const double* log_w, const double* scaled,
-                            index_t* pos_records, double* pos_cumulative,
-                            double* pos_log_proposal) noexcept nogil:
+                            const ptr_t* feature_indptr, const double* scaled,
+                            index_t* pos_records, double* pos_cumulative) noexcept nogil:
     """The arrays of one proposal; returns pos_last.  ``pos_cumulative`` first holds the weights.
 
-    D_T^- is not stored: the records outside the sorted ``pos_records`` (``neg_record``).
+    Neither D_T^- nor the log proposal factors are stored: the records outside
+    the sorted ``pos_records`` (``neg_record``), and log W_a of a record's size a.
     """
     cdef Py_ssize_t i, a
     for i in range(n_pos):
         pos_records[i] = positives[i]
         a = feature_indptr[positives[i] + 1] - feature_indptr[positives[i]]
         pos_cumulative[i] = scaled[a]
-        # The unused log factor of a record of weight 0: a finite placeholder.
-        pos_log_proposal[i] = log_w[a] if log_w[a] != -INFINITY else 0.0
     # In place: cumulative_fill reads weight i before it writes sum i.
     return cumulative_fill(pos_cumulative, n_pos, pos_cumulative)
 
@@ -879,7 +886,7 @@ def paper_samplers(const int[::1] status, const int64_t[::1] pos_indptr, const i
     cdef Py_ssize_t n_records = vindptr.shape[0] - 1
     cdef const uint64_t[::1] vbits
     cdef const uint64_t* bits = NULL
-    cdef cnp.ndarray row, pos_records, pos_cumulative, pos_log_proposal
+    cdef cnp.ndarray row, pos_records, pos_cumulative
     cdef cnp.npy_intp n_pos_dim
     cdef PairSampler ps
     if feature_bits is not None:
@@ -897,18 +904,17 @@ def paper_samplers(const int[::1] status, const int64_t[::1] pos_indptr, const i
         row = scaled_rows[widest[t]]
         pos_records = cnp.PyArray_EMPTY(1, &n_pos_dim, cnp.NPY_INT32, 0)
         pos_cumulative = cnp.PyArray_EMPTY(1, &n_pos_dim, cnp.NPY_FLOAT64, 0)
-        pos_log_proposal = cnp.PyArray_EMPTY(1, &n_pos_dim, cnp.NPY_FLOAT64, 0)
         ps = PairSampler.__new__(PairSampler)
         ps.c.pos_records = <const index_t*>cnp.PyArray_DATA(pos_records)
         ps.c.pos_cumulative = <const double*>cnp.PyArray_DATA(pos_cumulative)
-        ps.c.pos_log_proposal = <const double*>cnp.PyArray_DATA(pos_log_proposal)
+        ps.c.pos_log_proposal = NULL    # log W_a of each record's size a (see log_acceptance)
         # D_T^- is every other record: not stored (n_records - n_pos ids per tail), see neg_record.
         ps.c.neg_records = NULL
         with nogil:
-            ps.c.pos_last = _fill_paper(&pos_ids[pos_indptr[t]], n_pos, &vindptr[0], &vlog_w[0],
+            ps.c.pos_last = _fill_paper(&pos_ids[pos_indptr[t]], n_pos, &vindptr[0],
                                         <const double*>cnp.PyArray_DATA(row), <index_t*>ps.c.pos_records,
-                                        <double*>ps.c.pos_cumulative, <double*>ps.c.pos_log_proposal)
-        ps._arrays = (pos_records, pos_cumulative, pos_log_proposal, None, None, None,
+                                        <double*>ps.c.pos_cumulative)
+        ps._arrays = (pos_records, pos_cumulative, None, None, None, None,
                      feature_indptr, feature_ids, log_w, feature_bits, log_gap, gap_offset)
         ps.c.n_pos = n_pos
         ps.c.neg_cumulative = NULL
