@@ -1,0 +1,69 @@
+"""The scale targets: the default classifier on 10^6 synthetic records.
+
+``make_rule_data(n_records=10**6, n_features=120, n_labels=101,
+random_state=0)`` (mediamill's shape, about 4.2 million feature and 4.0
+million label occurrences), fitted by ``CorsetClassifier(random_state=0)``:
+
+* ``time_fit`` / ``peakmem_fit``: one fit (target: at most 10 s and 1 GB);
+* ``time_predict`` / ``peakmem_predict``: ``predict`` on the 10^6 training
+  records with the model fitted in ``setup_cache`` (target: at least 10^6
+  records per second);
+* ``track_n_rules``: that model's size, so that speed work cannot silently
+  change what is learnt.
+
+``setup`` generates the data (a few seconds, not timed).  asv's ``peakmem_``
+is the peak resident set of the benchmark's process, so it includes the data
+(about 420 MB with the imports, see ``asv_bench/scale.py``, which prints the
+data's share apart) and, for ``peakmem_predict``, the fitted model.
+"""
+N_RECORDS = 10**6
+SEED = 0
+
+
+def _data():
+    from corset.datasets import make_rule_data
+
+    data = make_rule_data(n_records=N_RECORDS, n_features=120, n_labels=101, random_state=SEED)
+    return data.X, data.Y
+
+
+class SyntheticMillion:
+    """Fit and predict of the default classifier on 10^6 synthetic records."""
+
+    # Generous: a fit took over 30 s before the scale work, and a shared machine is slower.
+    timeout = 1800
+    number = 1
+    repeat = (1, 3, 120.0)
+    rounds = 1
+    warmup_time = 0
+
+    def setup_cache(self):
+        from corset.model import CorsetClassifier
+
+        X, Y = _data()
+        model = CorsetClassifier(random_state=SEED).fit(X, Y)
+        return {"model": model, "n_rules": len(model.rules_)}
+
+    def setup(self, cache):
+        self.X, self.Y = _data()
+
+    def time_fit(self, cache):
+        from corset.model import CorsetClassifier
+
+        CorsetClassifier(random_state=SEED).fit(self.X, self.Y)
+
+    def peakmem_fit(self, cache):
+        from corset.model import CorsetClassifier
+
+        CorsetClassifier(random_state=SEED).fit(self.X, self.Y)
+
+    def time_predict(self, cache):
+        cache["model"].predict(self.X)
+
+    def peakmem_predict(self, cache):
+        cache["model"].predict(self.X)
+
+    def track_n_rules(self, cache):
+        return cache["n_rules"]
+
+    track_n_rules.unit = "rules"
