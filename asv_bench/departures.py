@@ -14,12 +14,15 @@ import argparse
 import time
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.metrics import f1_score
 
 from corset.experiments import load_split
 from corset.model import PAPER_PRESET, CorsetClassifier
+from corset.preprocessing import PercentileBinarizer
 
 DEPARTURES = {
+    "cuts: cross-validated -> 90th percentile only": {"binarizer": PercentileBinarizer()},
     "quality: submodular Q -> paper's q": {"quality": "paper"},
     "stop: τ (3 occurrences) -> budget only": {"tol": None},
     "heads: at most 3 literals -> unbounded": {"max_head_length": None},
@@ -56,7 +59,8 @@ def main(argv=None):
     for name in args.datasets:
         split = load_split(name, args.data_home)
         for label, change in variants.items():
-            results[name, label] = measure(split, lambda s, change=change: CorsetClassifier(random_state=s, **change),
+            results[name, label] = measure(split, lambda s, change=change: CorsetClassifier(
+                random_state=s, **{k: clone(v) if hasattr(v, "get_params") else v for k, v in change.items()}),
                                           args.seeds)
         results[name, "paper preset"] = measure(split, lambda s: CorsetClassifier.paper(random_state=s), args.seeds)
         print(f"{name} done", flush=True)
