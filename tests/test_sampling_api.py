@@ -363,3 +363,28 @@ def test_candidate_generator_skips_tails_without_negatives_and_stops_when_covere
     assert ((0,), "no negative record") in gen.skipped_tails_
     everything = [((), (0, 1, 2))] + [((), (k,)) for k in range(3)]
     assert gen(everything) == [] and gen.exhausted_
+
+
+def test_generator_keeps_its_tail_sampler_for_an_empty_coverage_handed_over():
+    # A selection hands its own (empty) coverage to a generator made before it: the
+    # interpretable tail sampler takes it over instead of building the space again, and
+    # draws the pools a fresh generator draws; a coverage holding rules gets a new sampler.
+    from corset.datasets import make_rule_data
+    from corset.rules import Coverage
+    from corset.sampling import CandidateGenerator
+
+    synthetic = make_rule_data(n_records=400, n_features=20, n_labels=9, random_state=3)
+    data = BinaryData(synthetic.X, synthetic.Y)
+    options = dict(n_tails=6, n_heads_per_tail=3, head_method="gh", space="interpretable", max_head_length=3,
+                   on_proposal_limit="skip")
+    handed = CandidateGenerator(data, random_state=5, **options)
+    sampler = handed._tail_sampler
+    coverage = Coverage(data)
+    first = handed.candidate_pool([], coverage=coverage)
+    assert handed._tail_sampler is sampler and sampler.coverage is coverage
+    fresh = CandidateGenerator(data, random_state=5, **options)
+    assert list(first) == list(fresh.candidate_pool([]))
+    other = Coverage(data)
+    other.add(*list(first)[0])
+    handed.candidate_pool([], coverage=other)
+    assert handed._tail_sampler is not sampler and handed._tail_sampler.coverage is other

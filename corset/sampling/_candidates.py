@@ -141,8 +141,12 @@ class CandidateGenerator:
         if coverage.data is not self.data:
             raise ValueError("coverage must be a corset.rules.Coverage of the generator's BinaryData")
         if coverage is not self._tail_sampler.coverage:
-            self._tail_sampler = make_tail_sampler(self.data, space=self._space, coverage=coverage,
-                                                   **self._tail_options)
+            # A sampler that can take the new coverage over (both empty: the same weights) is kept;
+            # otherwise it is made again for it.
+            adopt = getattr(self._tail_sampler, "_adopt_coverage", None)
+            if adopt is None or not adopt(coverage):
+                self._tail_sampler = make_tail_sampler(self.data, space=self._space, coverage=coverage,
+                                                       **self._tail_options)
 
     def _apply(self, selected_rules):
         """Bring the coverage to the rules ``selected_rules`` (a caller's list of rules)."""

@@ -126,6 +126,19 @@ class InterpretableTailSampler(TailSpaceSampler):
         if rules:
             self.add_rules(rules)
 
+    def _adopt_coverage(self, coverage):
+        """Follow ``coverage`` from now on when it and the current coverage hold no rule; True if so.
+
+        The weights of an empty coverage are those already computed: nothing
+        to rebuild (a generator made before the selection that then hands
+        its own coverage over).  False, and nothing changed, otherwise.
+        """
+        if coverage.data is not self.data or len(coverage) or len(self.coverage) or self._applied:
+            return False
+        self.coverage = coverage
+        self._covered = coverage.covered_padded
+        return True
+
     def _record_weights(self, records):
         return _surs.tail_weights(self._lab_indptr, self._lab_ids, self._covered, self._rs_indptr,
                                   self._rs_ids, self._set_indptr, self._set_ids,
