@@ -717,18 +717,22 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     def _head_label_counts(data, rules):
         """|D[H] ∩ D[{k}]| of each rule per label k, as one dict per rule (labels with count 0 absent).
 
-        One sparse product of the rules' head supports (rows) with Y.
+        Per rule, the label ids of the rows of Y in D[H], counted: no
+        int64 copy of Y, no sparse product (the memory peak of a large fit).
         """
-        supports = [data.head_support(head) for head, _ in rules]
-        indptr = np.zeros(len(supports) + 1, dtype=np.int64)
-        np.cumsum([s.size for s in supports], out=indptr[1:])
-        ids = np.concatenate(supports)
-        heads = sp.csr_array((np.ones(ids.size, dtype=np.int64), ids, indptr),
-                             shape=(len(supports), data.n_records))
-        counts = sp.csr_array(heads @ sp.csr_array(data.Y, dtype=np.int64))
-        counts.sum_duplicates()
-        return [dict(zip(counts.indices[a:b].tolist(), counts.data[a:b].tolist()))
-                for a, b in zip(counts.indptr[:-1].tolist(), counts.indptr[1:].tolist())]
+        Y = sp.csr_array(data.Y)
+        out = []
+        for head, _ in rules:
+            rows = data.head_support(head)
+            starts, ends = Y.indptr[rows], Y.indptr[rows + 1]
+            lengths = ends - starts
+            # The label ids of those rows: concatenated slices of Y.indices.
+            offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
+            labels = Y.indices[np.arange(lengths.sum()) + offsets]
+            counts = np.bincount(labels, minlength=data.n_labels)
+            nonzero = np.flatnonzero(counts)
+            out.append(dict(zip(nonzero.tolist(), counts[nonzero].tolist())))
+        return out
 
     def _make_default_rule(self, data, Yb):
         """``IF TRUE THEN T0`` with T0 from :func:`corset.selection.default_tail`, or None."""
