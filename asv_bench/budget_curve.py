@@ -8,8 +8,13 @@ and, with ``--plot FILE``, draws the curves.
 Usage::
 
     python asv_bench/budget_curve.py [--datasets ...] [--budgets 25 50 100 150 300 600] [--seeds 0 1 2]
-                                     [--data-home DIR] [--plot curves.png]
+                                     [--data-home DIR] [--plot curves.png] [--set validated_stop=False ...]
+
+``--set NAME=VALUE`` changes an estimator parameter for every fit (VALUE
+read as a Python literal: ``--set validated_stop=False`` draws the curves
+without the validated stop).
 """
+import ast
 import argparse
 
 import numpy as np
@@ -27,19 +32,25 @@ def main(argv=None):
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--data-home", default=None)
     parser.add_argument("--plot", default=None, metavar="FILE")
+    parser.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE",
+                        help="estimator parameters for every fit")
     args = parser.parse_args(argv)
+    params = {}
+    for item in args.set:
+        key, _, value = item.partition("=")
+        params[key] = ast.literal_eval(value)
     table = {}
     for name in args.datasets:
         split = load_split(name, args.data_home)
         for budget in args.budgets:
             f1s, rules = [], []
             for seed in args.seeds:
-                model = CorsetClassifier(n_rules=budget, random_state=seed).fit(split.X_train_raw, split.Y_train)
+                model = CorsetClassifier(n_rules=budget, random_state=seed, **params).fit(split.X_train_raw, split.Y_train)
                 f1s.append(f1_score(split.Y_test, model.predict(split.X_test_raw), average="micro", zero_division=0))
                 rules.append(len(model.rules_))
             table[name, budget] = (float(np.mean(f1s)), float(np.mean(rules)))
         print(name, " ".join(f"{b}:{table[name, b][0]:.3f}" for b in args.budgets), flush=True)
-    print(f"\nTest micro-F1 (mean number of rules) against n_rules, seeds {args.seeds}\n")
+    print(f"\nTest micro-F1 (mean number of rules) against n_rules, seeds {args.seeds}, parameters {params}\n")
     print("| data | " + " | ".join(f"n_rules={b}" for b in args.budgets) + " |")
     print("|---|" + "---|" * len(args.budgets))
     for name in args.datasets:

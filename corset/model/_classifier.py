@@ -7,6 +7,7 @@ binary data layer once, and runs CORSET (Algorithm 1) with the candidate
 generator of :mod:`corset.sampling` and the greedy of :mod:`corset.selection`.
 The fitted model is a list of plain :class:`~corset.model.Rule` objects.
 """
+import dataclasses
 import numbers
 from numbers import Integral, Real
 
@@ -40,6 +41,10 @@ AUTO_BINARIZER_PERCENTILES = {"p90": 90, "p10-90": (10, 30, 50, 70, 90)}
 AUTO_BINARIZER_MIN_RECORDS = 10 * AUTO_BINARIZER_FOLDS
 """With fewer training records, ``binarizer="auto"`` does not cross-validate: it takes the first candidate."""
 """The cuts ``binarizer="auto"`` chooses between: the paper's single 90th percentile, or five percentiles."""
+VALIDATED_STOP_FOLDS = AUTO_BINARIZER_FOLDS
+"""With ``validated_stop``, the number of rules is chosen by this many folds (the binarizer's own folds)."""
+AUTO_VALIDATED_STOP_BUDGET = 150
+"""With ``validated_stop="auto"``, a budget ``n_rules`` above this (the default) is always validated."""
 AUTO_NEGATION_LABEL_DENSITY = 0.2
 """With ``negations="auto"``, negated literals are used when the training label density
 (label occurrences / (records × labels)) is at least this."""
@@ -59,6 +64,7 @@ PAPER_PRESET = {
     "gh_gamma": 0.5, "gh_epsilon": 0.1, "gh_seed": "paper", "gh_normalise": False,
     "alpha": 0.8,
     "negations": False, "f1_patience": None, "default_rule": False, "prune_redundant": False,
+    "validated_stop": False,    # the budget alone decides
 }
 """The parameters of :meth:`CorsetClassifier.paper`: Algorithm 1 as the paper's experiments run it."""
 
@@ -112,6 +118,93 @@ def _without_redundant(rules):
             if not any(k != j and keys[k] != keys[j] and keys[k][0] <= head and keys[k][1] >= tail
                        for k in range(len(keys)))]
     return [dataclasses.replace(rules[j], position=i) for i, j in enumerate(kept)]
+
+
+class _PrefixState:
+    """Predictions of a growing prefix of rules on some records, with per-label true and false positives."""
+
+    def __init__(self, model, X, Y):
+        self.fired = sp.csc_array(model._fired(model._check_X(X)))
+        self.truth = sp.csr_array(Y).toarray().astype(bool)
+        self.predicted = np.zeros_like(self.truth)
+        self.count = np.count_nonzero(self.truth, axis=0).astype(np.int64)
+        self.tp = np.zeros(self.truth.shape[1], dtype=np.int64)
+        self.fp = np.zeros(self.truth.shape[1], dtype=np.int64)
+
+    def add(self, j, tail):
+        """Rule j of ``rules_`` (tail ``tail``): only the (record, label) pairs not predicted before count."""
+        tail = np.asarray(tail, dtype=np.intp)
+        block = np.ix_(self.fired.indices[self.fired.indptr[j]:self.fired.indptr[j + 1]], tail)
+        new = ~self.predicted[block]
+        hits = np.count_nonzero(new & self.truth[block], axis=0)
+        self.tp[tail] += hits
+        self.fp[tail] += np.count_nonzero(new, axis=0) - hits
+        self.predicted[block] = True
+
+    def totals(self, default=()):
+        """(TP, FP, FN) with the labels ``default`` also predicted for every record."""
+        tp, fp = self.tp.copy(), self.fp.copy()
+        default = list(default)
+        tp[default], fp[default] = self.count[default], self.truth.shape[0] - self.count[default]
+        TP = int(tp.sum())
+        return TP, int(fp.sum()), int(self.count.sum()) - TP
+
+
+def _prefix_counts(model, X_fit, Y_fit, X, Y):
+    """Held-out (tp, fp, fn) of each prefix of a fitted model's rule list, as three int64 arrays.
+
+    Entry k counts the predictions on ``(X, Y)`` of the first k rules with a
+    head, in ``rules_`` order (selection order), and, when the model has
+    ``default_rule``, of the default rule the model would add after those k
+    rules: its tail chosen on the model's training data ``(X_fit, Y_fit)``
+    (:func:`corset.selection.default_tail`).  Micro-F1 is
+    ``2 tp / (2 tp + fp + fn)``.  Each rule adds only the (record, label)
+    pairs not predicted before it, so the whole curve costs one pass over the
+    rules.
+    """
+    from ..selection._default import default_tail_from_counts
+
+    fit, held_out = _PrefixState(model, X_fit, Y_fit), _PrefixState(model, X, Y)
+    n_fit = fit.truth.shape[0]
+
+    def point(k):
+        # As fit does: the default rule takes a place of the budget n_rules.
+        with_default = model.default_rule and k < model.n_rules
+        default = default_tail_from_counts(fit.count, fit.tp, fit.fp, n_fit)[0] if with_default else ()
+        return held_out.totals(default)
+
+    counts = [point(0)]
+    for j, rule in enumerate(model.rules_):
+        if rule.n_literals:
+            fit.add(j, rule.tail)
+            held_out.add(j, rule.tail)
+            counts.append(point(len(counts)))
+    tp, fp, fn = (np.asarray(c, dtype=np.int64) for c in zip(*counts))
+    return tp, fp, fn
+
+
+def _validated_length(curves):
+    """``(k, mean_curve)``: where held-out data says to cut the rule list, or k None to keep it whole.
+
+    ``curves`` holds one (tp, fp, fn) triple of arrays per fold (see
+    :func:`_prefix_counts`).  A fold whose rule list is shorter keeps its
+    last score for longer prefixes (its selection stopped: more budget would
+    not have added rules).  The list is cut only when the whole list's mean
+    micro-F1 falls below the best prefix's by more than the standard error
+    of the folds' scores at the best prefix (more than noise); it is then
+    cut at the best prefix, k rules.
+    """
+    length = max(len(tp) for tp, _, _ in curves)
+    scores = np.empty((len(curves), length))
+    for i, (tp, fp, fn) in enumerate(curves):
+        denominator = 2 * tp + fp + fn
+        f1 = np.divide(2.0 * tp, denominator, out=np.zeros(tp.size), where=denominator > 0)
+        scores[i, :f1.size] = f1
+        scores[i, f1.size:] = f1[-1]
+    mean = scores.mean(axis=0)
+    best = int(np.argmax(mean))   # the shortest among equals
+    se = scores[:, best].std(ddof=1) / np.sqrt(len(curves)) if len(curves) > 1 else 0.0
+    return (None if mean[-1] >= mean[best] - se else best), mean
 
 
 def _check_2d(X):
@@ -261,6 +354,23 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         prediction.  ``predict`` gives the same labels either way (the
         scores of ``predict_proba`` may differ: they come from the best
         rule that fires); ``selection_`` keeps every selected rule.
+    validated_stop : {"auto", True, False}, default="auto"
+        **Beyond the paper** (a stopping criterion).  Cut the selected rule
+        list where held-out data says its tail hurts: 3-fold
+        cross-validation on the training data scores each fold's fit on its
+        held-out records after each of its rules (micro-F1, with the default
+        rule the fit would add after them).  When the whole list's mean
+        score is below the best prefix's by more than the standard error of
+        the folds' scores there (more than noise), only the best prefix's k
+        rules are kept (then ``prune_redundant`` and the default rule);
+        otherwise every rule is.  So a larger ``n_rules`` cannot cost
+        accuracy that validation can see.  The mean scores are in
+        ``validation_curve_``.  "auto": when the folds are fitted anyway,
+        that is when ``binarizer="auto"`` chooses the cuts of numeric X (no
+        extra fit), and on any X when ``n_rules`` exceeds the default 150
+        (where later rules were seen to cost accuracy), at the cost of three
+        fits on two thirds of the data; True: always.  Never below 30
+        training records.
     random_state : None, int or RandomState, default=None
         **Execution.**  Resolved once per fit; the same int gives the same
         rules, for any ``n_jobs``.
@@ -290,6 +400,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         ``genre=pop``).
     n_items_ : int
         The number of binary items (``len(feature_names_)``).
+    validation_curve_ : ndarray of float64 or None
+        With ``validated_stop``: the mean held-out micro-F1 over the folds
+        after 0, 1, 2... selected rules (index k: the first k rules and the
+        default rule); None when no validation ran.
+    n_rules_validated_ : int or None
+        The number k of selected rules ``validated_stop`` kept (before
+        ``prune_redundant`` and the default rule); None when it kept them
+        all or no validation ran.
     binarizer_scores_ : dict or None
         With ``binarizer="auto"`` on numeric X: the cross-validated
         micro-F1 of each candidate cut (``"p90"``, ``"p10-90"``); the best
@@ -363,6 +481,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         "f1_patience": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "default_rule": ["boolean"],
         "prune_redundant": ["boolean"],
+        "validated_stop": ["boolean", StrOptions({"auto"})],
         "random_state": ["random_state"],
         "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
         "verbose": ["verbose"],
@@ -376,7 +495,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                  gh_gamma=0.5, gh_epsilon=0.1, gh_seed="paper", gh_normalise=False,
                  alpha=0.8, max_clique_size=None, max_cliques=100_000,
                  negations="auto", f1_patience="auto", default_rule=True, prune_redundant=True,
-                 random_state=None, n_jobs=None, verbose=0):
+                 validated_stop="auto", random_state=None, n_jobs=None, verbose=0):
         self.binarizer = binarizer
         self.n_rules = n_rules
         self.lam = lam
@@ -403,6 +522,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         self.f1_patience = f1_patience
         self.default_rule = default_rule
         self.prune_redundant = prune_redundant
+        self.validated_stop = validated_stop
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -552,11 +672,18 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         _check_2d(X)
         validate_data(self, X, skip_check_array=True, reset=True)
         Yb, names, output = self._validate_y(Y, label_names)
-        binarizer, self.binarizer_scores_ = self.binarizer, None
+        binarizer, self.binarizer_scores_, curves = self.binarizer, None, None
         if isinstance(binarizer, str) and binarizer == "auto":
             auto = RawFeatures.auto_candidates(X, AUTO_BINARIZER_PERCENTILES)
             if auto is not None:   # numeric X: the cuts are a choice, made by cross-validation
-                binarizer, self.binarizer_scores_ = self._cross_validated_binarizer(*auto, Yb)
+                binarizer, self.binarizer_scores_, curves = self._cross_validated_binarizer(*auto, Yb)
+        validate = self.validated_stop is True or (self.validated_stop == "auto"
+                                                   and params["n_rules"] > AUTO_VALIDATED_STOP_BUDGET)
+        if validate and curves is None and Yb.shape[0] >= AUTO_BINARIZER_MIN_RECORDS:
+            curves = self._fold_curves(X, {"given": binarizer}, Yb)["given"]
+        if self.validated_stop is False:
+            curves = None
+        self.n_rules_validated_, self.validation_curve_ = (None, None) if curves is None else _validated_length(curves)
         self.features_ = RawFeatures(binarizer)
         Xb, self.feature_names_ = self.features_.fit_transform(X, feature_names)
         self.n_items_ = Xb.shape[1]
@@ -604,53 +731,75 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             if bar is not None:
                 bar.close()
         self.selection_ = result
-        self.rules_ = self._make_rules(data, result)
+        kept = result
+        if self.n_rules_validated_ is not None and self.n_rules_validated_ < len(result.rules):
+            k = self.n_rules_validated_
+            kept = dataclasses.replace(result, rules=result.rules[:k], gains=result.gains[:k],
+                                       areas=result.areas[:k], shares=result.shares[:k])
+        self.rules_ = self._make_rules(data, kept)
         if self.prune_redundant:
             self.rules_ = _without_redundant(self.rules_)
         if self.default_rule and len(self.rules_) < params["n_rules"]:
-            default = self._make_default_rule(data, Yb)
+            default = self._make_default_rule(data, Yb, kept.rules)
             if default is not None:
                 self.rules_.append(default)
         return self
 
     def _cross_validated_binarizer(self, X, candidates, Yb):
-        """The candidate binarizer with the best cross-validated micro-F1, and every candidate's score.
+        """The candidate binarizer with the best cross-validated micro-F1, every candidate's score, and its folds.
 
         ``AUTO_BINARIZER_FOLDS``-fold cross-validation on the training data
         (shuffled folds), each fold fitted with this estimator's parameters
         and the candidate binarizer; ties go to the first candidate (the
         paper's single cut), which is also taken without validation below
-        ``AUTO_BINARIZER_MIN_RECORDS`` records (scores None).  The folds and the fits' seeds are drawn from a
-        copy of the estimator's random state, so the final fit draws what it
-        would draw without the validation.
+        ``AUTO_BINARIZER_MIN_RECORDS`` records (scores and folds None).
+        The third value is the chosen candidate's prefix counts per fold
+        (see :meth:`_fold_curves`), which ``validated_stop`` reuses.
+        """
+        first = next(iter(candidates))
+        clone(candidates[first]).fit(X)   # bad values (NaN, infinity) get the binarizer's own message, once
+        if Yb.shape[0] < AUTO_BINARIZER_MIN_RECORDS:
+            return candidates[first], None, None
+        curves = self._fold_curves(X, candidates, Yb)
+        scores = {}
+        for name, folds in curves.items():
+            # Pooled over the folds, the whole rule list: tp, fp, fn of the last prefix.
+            tp, fp, fn = (sum(int(fold[i][-1]) for fold in folds) for i in range(3))
+            scores[name] = float(2 * tp / (2 * tp + fp + fn)) if tp + fp + fn else 0.0   # micro-F1
+        best = max(scores, key=lambda name: scores[name])   # the first among equals
+        return candidates[best], scores, curves[best]
+
+    def _fold_curves(self, X, candidates, Yb):
+        """Per candidate binarizer, per fold: the held-out (tp, fp, fn) after each prefix of the fold's rules.
+
+        ``VALIDATED_STOP_FOLDS`` shuffled folds; each fold is fitted with
+        this estimator's parameters and the candidate binarizer (no pruning,
+        no validation of its own) and scored by :func:`_prefix_counts`.  The
+        folds and the fits' seeds are drawn from a copy of the estimator's
+        random state, so the final fit draws what it would draw without the
+        validation.
         """
         import copy
 
         from sklearn.model_selection import KFold
         from sklearn.utils import _safe_indexing
 
-        first = next(iter(candidates))
-        clone(candidates[first]).fit(X)   # bad values (NaN, infinity) get the binarizer's own message, once
-        if Yb.shape[0] < AUTO_BINARIZER_MIN_RECORDS:
-            return candidates[first], None
         rng = copy.deepcopy(check_random_state(self.random_state))
-        seeds = rng.randint(np.iinfo(np.int32).max, size=AUTO_BINARIZER_FOLDS + 1)
-        folds = list(KFold(AUTO_BINARIZER_FOLDS, shuffle=True, random_state=int(seeds[0])).split(np.zeros(Yb.shape[0])))
+        seeds = rng.randint(np.iinfo(np.int32).max, size=VALIDATED_STOP_FOLDS + 1)
+        folds = list(KFold(VALIDATED_STOP_FOLDS, shuffle=True,
+                           random_state=int(seeds[0])).split(np.zeros(Yb.shape[0])))
         Yb = sp.csr_array(Yb)
-        scores = {}
+        curves = {}
         for name, candidate in candidates.items():
-            truth, predicted = [], []
+            curves[name] = []
             for (train, test), seed in zip(folds, seeds[1:]):
-                inner = self._inner_estimator(binarizer=candidate, random_state=int(seed))
+                # Unpruned, so that its rules_ are the selection in order (pruning changes no prediction).
+                inner = self._inner_estimator(binarizer=candidate, random_state=int(seed),
+                                              prune_redundant=False, validated_stop=False)
                 inner.fit(_safe_indexing(X, train), Yb[train])
-                truth.append(Yb[test])
-                predicted.append(inner._predict_indicator(_safe_indexing(X, test)))
-            truth, predicted = sp.vstack(truth).astype(bool), sp.vstack(predicted).astype(bool)
-            tp = truth.multiply(predicted).sum()
-            wrong = truth.sum() + predicted.sum() - 2 * tp   # false positives and false negatives
-            scores[name] = float(2 * tp / (2 * tp + wrong)) if tp + wrong else 0.0   # micro-F1
-        best = max(scores, key=lambda name: scores[name])   # the first among equals
-        return candidates[best], scores
+                curves[name].append(_prefix_counts(inner, _safe_indexing(X, train), Yb[train],
+                                                   _safe_indexing(X, test), Yb[test]))
+        return curves
 
     def _inner_estimator(self, **params):
         """A copy of this estimator's parameters (not its fit), silent, with ``params`` changed."""
@@ -734,11 +883,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             out.append(dict(zip(nonzero.tolist(), counts[nonzero].tolist())))
         return out
 
-    def _make_default_rule(self, data, Yb):
-        """``IF TRUE THEN T0`` with T0 from :func:`corset.selection.default_tail`, or None."""
+    def _make_default_rule(self, data, Yb, selected):
+        """``IF TRUE THEN T0`` after the ``selected`` rules (heads as literal ids of ``data``), or None.
+
+        T0 comes from :func:`corset.selection.default_tail`.
+        """
         from ..selection import default_tail, predict_labels
 
-        selected = list(self.selection_.rules)   # heads as literal ids of ``data``
+        selected = list(selected)
         n, n_labels = data.n_records, data.n_labels
         predicted = (predict_labels(selected, data, n_labels) if selected
                      else sp.csr_array((n, n_labels), dtype=np.uint8))

@@ -12,7 +12,7 @@ already predict on the training data.
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["default_tail"]
+__all__ = ["default_tail", "default_tail_from_counts"]
 
 
 def _as_bool_csc(M, name, shape=None):
@@ -58,11 +58,22 @@ def default_tail(Y, predicted):
     """
     Yb = _as_bool_csc(Y, "Y")
     Pb = _as_bool_csc(predicted, "predicted", Yb.shape)
-    n = Yb.shape[0]
     count = np.diff(Yb.indptr).astype(np.int64)
-    predicted_count = np.diff(Pb.indptr).astype(np.int64)
     tp = np.diff(sp.csc_array(Yb.multiply(Pb)).indptr).astype(np.int64)
-    fp = predicted_count - tp
+    fp = np.diff(Pb.indptr).astype(np.int64) - tp
+    return default_tail_from_counts(count, tp, fp, Yb.shape[0])
+
+
+def default_tail_from_counts(count, tp, fp, n):
+    """:func:`default_tail` from per-label counts: each label's records, true and false positives.
+
+    ``count[k]`` records carry label k, of which the rules predict it on
+    ``tp[k]``; they predict it on ``fp[k]`` records without it; n records in
+    all.  Returns ``(tail, f1)`` as :func:`default_tail` does (the arrays
+    are not modified).
+    """
+    count = np.asarray(count, dtype=np.int64)
+    tp, fp = np.array(tp, dtype=np.int64), np.array(fp, dtype=np.int64)
     fn = count - tp
     TP, FP, FN = int(tp.sum()), int(fp.sum()), int(fn.sum())
 
@@ -71,7 +82,7 @@ def default_tail(Y, predicted):
         return np.where(denominator > 0, 2 * tp_ / np.maximum(denominator, 1), 0.0)
 
     current = float(f1(TP, FP, FN))
-    chosen = np.zeros(Yb.shape[1], dtype=bool)
+    chosen = np.zeros(count.size, dtype=bool)
     while not chosen.all():
         # Label k for everybody: TP gains c_k - tp_k, FP gains (n - c_k) - fp_k, FN loses fn_k.
         d_tp, d_fp, d_fn = count - tp, (n - count) - fp, -fn

@@ -1,0 +1,134 @@
+"""validated_stop: the rule list cut where held-out data says the rest hurts, checked against brute force."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.model_selection import KFold
+
+from corset.datasets import make_rule_data
+from corset.model import CorsetClassifier, Rule
+from corset.selection import default_tail
+from corset.model._classifier import VALIDATED_STOP_FOLDS, _prefix_counts, _validated_length
+
+SMALL = dict(n_rules=80, n_tails=10, n_heads_per_tail=5)
+
+
+def noisy_data(seed):
+    """Rules under 15% flipped entries: the greedy's tail fits noise, which held-out records expose."""
+    data = make_rule_data(n_records=400, n_features=30, n_labels=20, noise=0.15, random_state=seed)
+    return sp.csr_array(data.X).toarray(), sp.csr_array(data.Y).toarray()
+
+
+def brute_counts(model, X_fit, Y_fit, X, Y):
+    """(tp, fp, fn) of each prefix, by predicting with a copy of the model cut to that prefix.
+
+    The copy's default rule is chosen again by :func:`default_tail` on the
+    training data, from the cut model's own training predictions.
+    """
+    with_head = [r for r in model.rules_ if r.n_literals]
+    truth = np.asarray(Y, dtype=bool)
+    out = []
+    for k in range(len(with_head) + 1):
+        cut = CorsetClassifier.from_dict(model.to_dict())
+        cut.rules_ = with_head[:k]
+        if model.default_rule:
+            tail, _ = default_tail(Y_fit, cut.predict(X_fit))
+            if tail:
+                cut.rules_ = cut.rules_ + [Rule(head=(), tail=tail)]
+        predicted = cut.predict(X).astype(bool)
+        tp = int((predicted & truth).sum())
+        out.append((tp, int(predicted.sum()) - tp, int(truth.sum()) - tp))
+    return np.asarray(out).T
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("default_rule", [True, False])
+def test_prefix_counts_are_those_of_the_cut_models(seed, default_rule):
+    X, Y = noisy_data(seed)
+    model = CorsetClassifier(random_state=seed, prune_redundant=False, default_rule=default_rule,
+                             validated_stop=False, **SMALL).fit(X[:300], Y[:300])
+    tp, fp, fn = _prefix_counts(model, X[:300], Y[:300], X[300:], Y[300:])
+    expected = brute_counts(model, X[:300], Y[:300], X[300:], Y[300:])
+    np.testing.assert_array_equal(np.vstack([tp, fp, fn]), expected)
+
+
+def test_validated_length_cuts_only_beyond_noise():
+    def curve(f1s, positives=100):
+        # counts with those micro-F1 values: fn + fp = 2 tp (1 - f) / f with tp = f * positives.
+        tp = np.asarray(f1s) * positives
+        return tp, np.zeros_like(tp), 2 * tp * (1 - np.asarray(f1s)) / np.asarray(f1s)
+    # Every fold peaks at prefix 2 and loses 0.1 by the end: beyond the folds' spread, cut at 2.
+    folds = [curve([0.30, 0.50, 0.60, 0.55, 0.50]), curve([0.32, 0.52, 0.62, 0.57, 0.52]),
+             curve([0.31, 0.51, 0.61, 0.56, 0.51])]
+    k, mean = _validated_length(folds)
+    assert k == 2
+    np.testing.assert_allclose(mean, [0.31, 0.51, 0.61, 0.56, 0.51])
+    # The folds disagree by more than the loss: no cut.
+    folds = [curve([0.30, 0.50, 0.60, 0.59]), curve([0.30, 0.40, 0.45, 0.47]), curve([0.30, 0.70, 0.75, 0.74])]
+    assert _validated_length(folds)[0] is None
+    # A fold that stopped early keeps its last score: no cut when the others only add.
+    folds = [curve([0.3, 0.5]), curve([0.3, 0.5, 0.52, 0.53]), curve([0.3, 0.49, 0.5, 0.51])]
+    k, mean = _validated_length(folds)
+    assert k is None and mean.size == 4 and mean[3] == pytest.approx((0.5 + 0.53 + 0.51) / 3)
+    # Ties go to the shortest prefix.
+    folds = [curve([0.2, 0.6, 0.6, 0.3])] * 3
+    assert _validated_length(folds)[0] == 1
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_the_cut_is_the_validated_prefix_of_the_unvalidated_fit(seed):
+    """By hand: the folds and seeds, each fold's curve, the cut, and the final fit's first k rules."""
+    X, Y = noisy_data(seed)
+    model = CorsetClassifier(random_state=seed, validated_stop=True, **SMALL).fit(X, Y)
+    seeds = np.random.RandomState(seed).randint(np.iinfo(np.int32).max, size=VALIDATED_STOP_FOLDS + 1)
+    folds = KFold(VALIDATED_STOP_FOLDS, shuffle=True, random_state=int(seeds[0])).split(X)
+    curves = []
+    for (train, test), s in zip(folds, seeds[1:]):
+        inner = CorsetClassifier(random_state=int(s), prune_redundant=False, validated_stop=False, **SMALL)
+        curves.append(brute_counts(inner.fit(X[train], Y[train]), X[train], Y[train], X[test], Y[test]))
+    k, mean = _validated_length(curves)
+    np.testing.assert_allclose(model.validation_curve_, mean)
+    assert k is not None and model.n_rules_validated_ == k   # these two seeds are ones where the list is cut
+    whole = CorsetClassifier(random_state=seed, validated_stop=False, prune_redundant=False, **SMALL).fit(X, Y)
+    # Validation does not change what the final fit draws: its selection is the unvalidated one, cut at k.
+    assert model.selection_.rules == whole.selection_.rules
+    heads = [(r.head, r.tail) for r in model.rules_ if r.n_literals]
+    assert len(heads) <= k and set(heads) <= {(r.head, r.tail) for r in whole.rules_[:k]}
+    # The whole model is what a budget of k + 1 (k rules and the default rule) gives, provided the
+    # greedy's path to k rules does not depend on the budget (it does not here).
+    cut = CorsetClassifier(random_state=seed, validated_stop=False, **{**SMALL, "n_rules": k + 1}).fit(X, Y)
+    assert cut.selection_.rules == whole.selection_.rules[:k]
+    assert [(r.head, r.tail) for r in model.rules_] == [(r.head, r.tail) for r in cut.rules_]
+
+
+def test_auto_validates_where_the_folds_are_fitted_anyway_or_the_budget_is_large():
+    Xb, Yb = noisy_data(0)                                                        # binary X
+    auto = CorsetClassifier(random_state=0, **SMALL).fit(Xb, Yb)
+    assert auto.validation_curve_ is None and auto.n_rules_validated_ is None    # no folds fitted
+    large = CorsetClassifier(random_state=0, n_rules=151, n_tails=10, n_heads_per_tail=5).fit(Xb, Yb)
+    assert large.validation_curve_ is not None                                    # a budget above the default
+    few = CorsetClassifier(random_state=0, validated_stop=True).fit(Xb[:20], Yb[:20])
+    assert few.validation_curve_ is None                                          # below 30 records
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(200, 5))
+    Y = np.column_stack([X[:, 0] > 0.5, X[:, 1] + X[:, 2] > 0]).astype(np.uint8)
+    numeric = CorsetClassifier(random_state=0, n_rules=20).fit(X, Y)               # cuts chosen by the folds
+    assert numeric.binarizer_scores_ is not None and numeric.validation_curve_ is not None
+    off = CorsetClassifier(random_state=0, n_rules=20, validated_stop=False).fit(X, Y)
+    assert off.validation_curve_ is None and off.binarizer_scores_ == numeric.binarizer_scores_
+
+
+def test_the_cut_does_not_depend_on_n_jobs_and_survives_export():
+    X, Y = noisy_data(0)
+    one = CorsetClassifier(random_state=0, validated_stop=True, n_jobs=1, **SMALL).fit(X, Y)
+    two = CorsetClassifier(random_state=0, validated_stop=True, n_jobs=2, **SMALL).fit(X, Y)
+    assert one.n_rules_validated_ == two.n_rules_validated_ is not None
+    assert [(r.head, r.tail) for r in one.rules_] == [(r.head, r.tail) for r in two.rules_]
+    back = CorsetClassifier.from_json(one.to_json())
+    np.testing.assert_array_equal(back.predict(X), one.predict(X))
+    assert back.get_params()["validated_stop"] is True
+
+
+def test_bad_value_names_the_parameter():
+    X, Y = noisy_data(0)
+    with pytest.raises(ValueError, match="validated_stop"):
+        CorsetClassifier(validated_stop="yes").fit(X, Y)
