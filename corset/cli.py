@@ -428,9 +428,11 @@ def _run_experiment(args, out):
     rows = read_rows(out_dir / "runs.csv")
     versions = installed_versions()
     command = "corset experiment " + " ".join(shlex.quote(a) for a in (args.argv or []))
-    header = (f"Produced by `{command.strip()}` on Python {platform.python_version()} "
-              f"({platform.machine()}, {platform.system()}); packages: "
-              + ", ".join(f"{k} {v}" for k, v in versions.items() if k != "python" and v) + ".\n\n")
+    # A report rewritten from earlier runs (--report-only) cannot say which commands made them.
+    header = "" if args.report_only else (
+        f"Produced by `{command.strip()}` on Python {platform.python_version()} "
+        f"({platform.machine()}, {platform.system()}); packages: "
+        + ", ".join(f"{k} {v}" for k, v in versions.items() if k != "python" and v) + ".\n\n")
     for path in write_report(rows, out_dir, header=header):
         print(f"written: {path}", file=out)
     bad = [r for r in rows if r["status"] not in ("ok",)]

@@ -10,4 +10,4 @@ extensions = [
 autosummary_generate = True
 numpydoc_show_class_members = False
 html_theme = "alabaster"
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "experiments"]   # tables of corset experiment, included by comparison.rst

@@ -17,6 +17,7 @@ from corset.experiments import (
     coverage_overlap,
     execute,
     f1_path,
+    markdown_to_rst,
     read_rows,
     run_experiment,
     synthetic_split,
@@ -123,6 +124,13 @@ def test_dask_local_cluster_gives_the_same_rows_as_the_serial_run(tmp_path):
     assert _comparable(serial) == _comparable(on_dask)
 
 
+def test_markdown_tables_become_csv_tables():
+    text = "Intro with `code`.\n\n| data | F1 \"x\" |\n|---|---|\n| emotions | 0.53 [0.54] |\n\nAfter.\n"
+    assert markdown_to_rst(text) == (
+        "Intro with ``code``.\n\n.. csv-table::\n   :header: \"data\", \"F1 \"\"x\"\"\"\n\n"
+        "   \"emotions\", \"0.53 [0.54]\"\n\n\nAfter.\n")
+
+
 def test_report_writes_tables_and_figures(tmp_path):
     pytest.importorskip("matplotlib")
     rows = run_experiment(dataclasses.replace(TINY_SYNTHETIC, parts=("synthetic", "scale"),
@@ -132,7 +140,9 @@ def test_report_writes_tables_and_figures(tmp_path):
     text = table_markdown(fake)
     assert "| emotions |" in text and "[0.54]" in text   # the paper's CORSET-GH figure beside ours
     written = {p.name for p in write_report(rows + fake, tmp_path)}
-    assert {"table.md", "synthetic.png", "fit_time_vs_records.png"} <= written
+    assert {"table.md", "table.rst", "synthetic.png", "fit_time_vs_records.png"} <= written
+    rst = (tmp_path / "table.rst").read_text()
+    assert ".. csv-table::" in rst and '"emotions"' in rst and "[0.54]" in rst and "|" not in rst
     for name in ("synthetic.png", "fit_time_vs_records.png"):
         assert (tmp_path / name).stat().st_size > 5000
 

@@ -36,7 +36,7 @@ from ._methods import (
                       tune,
 )
 from ._protocol import Split, load_split, synthetic_split
-from ._report import PAPER_TABLE, raw_markdown, table_markdown, write_report
+from ._report import PAPER_TABLE, markdown_to_rst, raw_markdown, table_markdown, write_report
 from ._runner import (
                       COLUMNS,
                       FULL,
@@ -65,6 +65,7 @@ __all__ = [
                       "fit_and_measure",
                       "installed_versions",
                       "load_split",
+                      "markdown_to_rst",
                       "raw_markdown",
                       "read_rows",
                       "run_experiment",

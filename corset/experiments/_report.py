@@ -2,7 +2,7 @@
 
 ``write_report`` writes ``table.md`` (laid out like the paper's Table 2,
 the paper's own figures beside ours), ``raw.md`` (end to end from raw
-features) and the figures as PNG (``f1_vs_rules.png``, ``synthetic.png``,
+features), both also as ``.rst`` for the documentation, and the figures as PNG (``f1_vs_rules.png``, ``synthetic.png``,
 ``overlap_vs_lambda.png``, ``fit_time_vs_records.png``) for the parts that
 ran.
 """
@@ -260,14 +260,46 @@ def plot_scale(rows, path):
     return path
 
 
+def markdown_to_rst(text):
+    """The Markdown of :func:`table_markdown` and :func:`raw_markdown` as reStructuredText (csv-tables)."""
+    out, table = [], []
+
+    def cells(line):
+        return [c.strip().replace('"', '""') for c in line.strip().strip("|").split("|")]
+
+    def flush():
+        if not table:
+            return
+        header, body = cells(table[0]), [cells(line) for line in table[2:]]
+        out.append(".. csv-table::")
+        out.append("   :header: " + ", ".join(f'"{c}"' for c in header))
+        out.append("")
+        out.extend("   " + ", ".join(f'"{c}"' for c in row) for row in body)
+        out.append("")
+        table.clear()
+
+    for line in text.splitlines():
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        flush()
+        out.append(line.replace("`", "``") if "`" in line and "``" not in line else line)
+    flush()
+    return "\n".join(out) + "\n"
+
+
 def write_report(rows, out_dir, header=""):
-    """Write the tables (Markdown) and, with matplotlib installed, the figures; the paths written."""
+    """Write the tables (Markdown, and reStructuredText for Sphinx) and, with matplotlib, the figures.
+
+    Returns the paths written.
+    """
     out = Path(out_dir)
     written = []
-    for name, text in (("table.md", table_markdown(rows)), ("raw.md", raw_markdown(rows))):
+    for name, text in (("table", table_markdown(rows)), ("raw", raw_markdown(rows))):
         if text:
-            (out / name).write_text(header + text)
-            written.append(out / name)
+            (out / f"{name}.md").write_text(header + text)
+            (out / f"{name}.rst").write_text(markdown_to_rst(header + text))
+            written += [out / f"{name}.md", out / f"{name}.rst"]
     try:
         _pyplot()
     except ImportError:
