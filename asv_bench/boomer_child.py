@@ -4,8 +4,8 @@ Usage::
 
     /path/to/python3.12/venv/bin/python asv_bench/boomer_child.py MATRICES.npz REPEATS SEED
 
-``MATRICES.npz`` holds the binarized training and test matrices (CSR parts
-``xtr_*``, ``ytr``, ``xte_*``, ``yte``).  Prints one JSON line: the fit times
+``MATRICES.npz`` holds the training and test matrices (CSR parts
+``xtr_*``, ``xte_*``, or dense ``xtr``, ``xte``; labels ``ytr``, ``yte``).  Prints one JSON line: the fit times
 (wall clock of ``fit`` only), BOOMER's version, the number of rules of the
 last fit and its test micro-F1.  This file imports nothing of corset, so that
 it runs in an environment where only mlrl-boomer (e.g. 0.15.6, which needs
@@ -28,8 +28,11 @@ def main(argv):
     from mlrl.boosting import BoomerClassifier
 
     with np.load(path) as f:
-        X_train = sp.csr_matrix((f["xtr_data"], f["xtr_indices"], f["xtr_indptr"]), shape=tuple(f["xtr_shape"]))
-        X_test = sp.csr_matrix((f["xte_data"], f["xte_indices"], f["xte_indptr"]), shape=tuple(f["xte_shape"]))
+        if "xtr" in f:   # dense raw numbers
+            X_train, X_test = f["xtr"], f["xte"]
+        else:
+            X_train = sp.csr_matrix((f["xtr_data"], f["xtr_indices"], f["xtr_indptr"]), shape=tuple(f["xtr_shape"]))
+            X_test = sp.csr_matrix((f["xte_data"], f["xte_indices"], f["xte_indptr"]), shape=tuple(f["xte_shape"]))
         Y_train, Y_test = f["ytr"], f["yte"]
     times, model = [], None
     for _ in range(repeats):

@@ -6,6 +6,7 @@ Usage (from the repository root)::
     python asv_bench/compare_boomer.py --datasets bibtex --repeats 1
     python asv_bench/compare_boomer.py --datasets emotions birds --seed 1
     python asv_bench/compare_boomer.py --boomer-python /path/to/py312-venv/bin/python
+    python asv_bench/compare_boomer.py --raw --boomer-python /path/to/py312-venv/bin/python   # end to end
 
 With ``--boomer-python``, BOOMER runs in that interpreter
 (``boomer_child.py``; mlrl-boomer 0.15.6 needs Python >= 3.12, while
@@ -28,6 +29,13 @@ BOOMER, corset, BOOMER, ...) so that a slow spell of the machine hits both:
   ``parallel_statistic_update="false"`` (its fit on one thread), and
   ``random_state=seed + 1`` (BOOMER wants a seed >= 1; seed 0 gives its
   default, 1); every other parameter at its default, as in the paper's comparison.
+
+With ``--raw``, the comparison is end to end from raw features instead:
+corset fits the raw training features with its defaults (binarization and
+its cross-validated choices included), BOOMER the raw numbers with nominal
+features one-hot (it bins numeric features itself), as
+``corset.experiments.load_split`` gives them (``X_train_raw`` and
+``X_train_numeric``); loading is not timed.
 
 Only ``fit`` is timed (wall clock, ``time.perf_counter``); the table gives the
 median over ``--repeats`` fits, their ratio corset/BOOMER (the issue's speed
@@ -94,13 +102,16 @@ def boomer_in_child(python, X_train, Y_train, X_test, Y_test, repeats, seed):
     import numpy as np
     import scipy.sparse as sp
 
-    Xtr, Xte = sp.csr_matrix(X_train), sp.csr_matrix(X_test)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "matrices.npz"
-        np.savez(path, xtr_data=Xtr.data, xtr_indices=Xtr.indices, xtr_indptr=Xtr.indptr,
-                 xtr_shape=np.array(Xtr.shape), xte_data=Xte.data, xte_indices=Xte.indices,
-                 xte_indptr=Xte.indptr, xte_shape=np.array(Xte.shape), ytr=np.asarray(Y_train),
-                 yte=np.asarray(Y_test))
+        Y = dict(ytr=sp.csr_array(Y_train).toarray(), yte=sp.csr_array(Y_test).toarray())
+        if sp.issparse(X_train):
+            Xtr, Xte = sp.csr_matrix(X_train), sp.csr_matrix(X_test)
+            np.savez(path, xtr_data=Xtr.data, xtr_indices=Xtr.indices, xtr_indptr=Xtr.indptr,
+                     xtr_shape=np.array(Xtr.shape), xte_data=Xte.data, xte_indices=Xte.indices,
+                     xte_indptr=Xte.indptr, xte_shape=np.array(Xte.shape), **Y)
+        else:   # dense raw numbers stay dense, as BOOMER gets them in the experiments
+            np.savez(path, xtr=np.asarray(X_train), xte=np.asarray(X_test), **Y)
         child = Path(__file__).resolve().parent / "boomer_child.py"
         done = subprocess.run([python, str(child), str(path), str(repeats), str(seed)], capture_output=True,
                               text=True, check=True)
@@ -108,15 +119,28 @@ def boomer_in_child(python, X_train, Y_train, X_test, Y_test, repeats, seed):
     return result["times"], result["f1"], result["version"]
 
 
-def compare(name, repeats, seed, boomer_python=None):
+def raw_benchmark(name):
+    """(corset's X_train, X_test, BOOMER's X_train, X_test, Y_train, Y_test) from raw features."""
+    from corset.experiments import load_split
+
+    split = load_split(name, data_home())
+    return (split.X_train_raw, split.X_test_raw, split.X_train_numeric, split.X_test_numeric,
+            split.Y_train, split.Y_test)
+
+
+def compare(name, repeats, seed, boomer_python=None, raw=False):
     """One row of the table: fits alternately, medians, ratio, test micro-F1."""
-    X_train, Y_train, X_test, Y_test = binarized_benchmark(name)
+    if raw:
+        X_train, X_test, B_train, B_test, Y_train, Y_test = raw_benchmark(name)
+    else:
+        X_train, Y_train, X_test, Y_test = binarized_benchmark(name)
+        B_train, B_test = X_train, X_test
     if boomer_python is not None:
         corset_times, corset_model = [], None
         for _ in range(repeats):
             corset_model = make_corset(seed)
             corset_times.append(timed_fit(corset_model, X_train, Y_train))
-        boomer_times, boomer_f1, _ = boomer_in_child(boomer_python, X_train, Y_train, X_test, Y_test, repeats,
+        boomer_times, boomer_f1, _ = boomer_in_child(boomer_python, B_train, Y_train, B_test, Y_test, repeats,
                                                      seed)
         corset_s, boomer_s = statistics.median(corset_times), statistics.median(boomer_times)
         return [name, f"{corset_s:.3f}", f"{boomer_s:.3f}", f"{corset_s / boomer_s:.2f}",
@@ -128,12 +152,12 @@ def compare(name, repeats, seed, boomer_python=None):
         corset_model = make_corset(seed)
         corset_times.append(timed_fit(corset_model, X_train, Y_train))
         boomer_model = make_boomer(seed)
-        boomer_times.append(timed_fit(boomer_model, X_train, Y_train))
+        boomer_times.append(timed_fit(boomer_model, B_train, Y_train))
     corset_s = statistics.median(corset_times)
     boomer_s = statistics.median(boomer_times)
     return [name, f"{corset_s:.3f}", f"{boomer_s:.3f}", f"{corset_s / boomer_s:.2f}",
             f"{micro_f1(Y_test, corset_model.predict(X_test)):.3f}", str(len(corset_model.rules_)),
-            f"{micro_f1(Y_test, boomer_model.predict(X_test)):.3f}"]
+            f"{micro_f1(Y_test, boomer_model.predict(B_test)):.3f}"]
 
 
 def format_row(cells):
@@ -148,6 +172,8 @@ def main(argv=None):
                         help="fits of each learner per dataset, alternating; default: %(default)s")
     parser.add_argument("--seed", type=int, default=SEED,
                         help="random_state of corset (BOOMER gets seed + 1); default: %(default)s")
+    parser.add_argument("--raw", action="store_true",
+                        help="end to end from raw features (corset's defaults on raw X, BOOMER on raw numbers)")
     parser.add_argument("--boomer-python", metavar="PATH", default=None,
                         help="run BOOMER in this interpreter (e.g. a Python 3.12 venv with mlrl-boomer 0.15.6)")
     args = parser.parse_args(argv)
@@ -169,12 +195,13 @@ def main(argv=None):
         return 2
 
     print(f"seed {args.seed}, {args.repeats} alternating fit(s) per learner, median wall time; "
-          f"BOOMER max_rules={BOOMER_RULES}, single-threaded fit")
+          f"BOOMER max_rules={BOOMER_RULES}, single-threaded fit; "
+          + ("raw features (corset binarizes, BOOMER bins)" if args.raw else "the same binarized matrices"))
     print(format_row(COLUMNS))
     print(format_row(["-" * w for w in WIDTHS]))
     for name in args.datasets:
         # A row as soon as it is ready: slow datasets show progress.
-        print(format_row(compare(name, args.repeats, args.seed, args.boomer_python)), flush=True)
+        print(format_row(compare(name, args.repeats, args.seed, args.boomer_python, raw=args.raw)), flush=True)
     return 0
 
 
