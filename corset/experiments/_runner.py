@@ -168,9 +168,14 @@ def execute(job, data_home=None, time_limit=None):
         return {**row, "status": "error", "error": f"{type(exc).__name__}: {exc}"}
     # One thread per job, as in the paper's comparison (BLAS and OpenMP alike).
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    # The child imports the corset this process runs, not whatever ``corset`` folder the working
+    # directory holds (a source checkout without its compiled kernels): -P keeps the working
+    # directory off sys.path, and this corset's parent folder goes first on PYTHONPATH.
+    package_parent = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p)
     payload = pickle.dumps(({k: v for k, v in job.items()}, split), protocol=pickle.HIGHEST_PROTOCOL)
     try:
-        done = subprocess.run([sys.executable, "-m", "corset.experiments._child"], input=payload,
+        done = subprocess.run([sys.executable, "-P", "-m", "corset.experiments._child"], input=payload,
                               capture_output=True, timeout=time_limit, env=env, check=False)
     except subprocess.TimeoutExpired:
         return {**row, "status": "timeout", "error": f"stopped after the time limit of {time_limit:g} s"}
