@@ -673,8 +673,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         validate_data(self, X, skip_check_array=True, reset=True)
         Yb, names, output = self._validate_y(Y, label_names)
         binarizer, self.binarizer_scores_, curves = self.binarizer, None, None
+        converted = RawFeatures.numeric(X)   # once: the choice of cuts and the binarization both read it
         if isinstance(binarizer, str) and binarizer == "auto":
-            auto = RawFeatures.auto_candidates(X, AUTO_BINARIZER_PERCENTILES)
+            auto = RawFeatures.auto_candidates(X, AUTO_BINARIZER_PERCENTILES, converted=converted)
             if auto is not None:   # numeric X: the cuts are a choice, made by cross-validation
                 binarizer, self.binarizer_scores_, curves = self._cross_validated_binarizer(*auto, Yb)
         validate = self.validated_stop is True or (self.validated_stop == "auto"
@@ -685,7 +686,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             curves = None
         self.n_rules_validated_, self.validation_curve_ = (None, None) if curves is None else _validated_length(curves)
         self.features_ = RawFeatures(binarizer)
-        Xb, self.feature_names_ = self.features_.fit_transform(X, feature_names)
+        Xb, self.feature_names_ = self.features_.fit_transform(X, feature_names, converted=converted)
         self.n_items_ = Xb.shape[1]
         if Xb.shape[0] != Yb.shape[0]:
             raise ValueError(f"X and Y have different numbers of samples: {Xb.shape[0]} and {Yb.shape[0]}")
