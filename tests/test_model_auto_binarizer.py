@@ -6,7 +6,7 @@ from sklearn.model_selection import KFold
 
 from corset.datasets import make_rule_data
 from corset.model import CorsetClassifier
-from corset.model._classifier import AUTO_BINARIZER_FOLDS, AUTO_BINARIZER_PERCENTILES
+from corset.model._classifier import AUTO_BINARIZER_FOLDS, AUTO_BINARIZER_PERCENTILES, AUTO_NEGATION_LABEL_DENSITY
 from corset.preprocessing import PercentileBinarizer
 
 
@@ -19,30 +19,64 @@ def numeric_data(seed, n=240):
     return X, (Y ^ flip).astype(np.uint8)
 
 
+def absence_data(seed, n=240):
+    """Sparse labels carried by low values: only negated literals of the cuts can say "x below t"."""
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, 6))
+    Y = np.column_stack([X[:, 0] < -1.0, X[:, 1] < -1.2, (X[:, 2] < -0.9) & (X[:, 3] < 0.5)])
+    return X, Y.astype(np.uint8)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_scores_are_the_cross_validated_micro_f1_of_each_candidate(seed):
-    X, Y = numeric_data(seed)
+@pytest.mark.parametrize("make", [numeric_data, absence_data])   # dense labels: negations kept; sparse: some flip
+def test_scores_are_the_cross_validated_micro_f1_of_each_candidate(seed, make):
+    X, Y = make(seed)
     params = dict(n_rules=20, n_tails=10, n_heads_per_tail=5, validated_stop=False)   # no cut: compared whole
     model = CorsetClassifier(random_state=seed, **params).fit(X, Y)
     # By hand: the folds and seeds come from (a copy of) RandomState(seed), drawn in this order.
     seeds = np.random.RandomState(seed).randint(np.iinfo(np.int32).max, size=AUTO_BINARIZER_FOLDS + 1)
     folds = list(KFold(AUTO_BINARIZER_FOLDS, shuffle=True, random_state=int(seeds[0])).split(X))
-    expected = {}
-    for name, percentile in AUTO_BINARIZER_PERCENTILES.items():
+    guess = Y.mean() >= AUTO_NEGATION_LABEL_DENSITY   # negations' first guess: the label density
+
+    def cross_validated(percentile, negations, per_fold=False):
         truth, predicted = [], []
         for (train, test), s in zip(folds, seeds[1:]):
-            inner = CorsetClassifier(random_state=int(s), binarizer=PercentileBinarizer(percentile), **params)
+            inner = CorsetClassifier(random_state=int(s), binarizer=PercentileBinarizer(percentile),
+                                     negations=negations, **params)
             predicted.append(inner.fit(X[train], Y[train]).predict(X[test]))
             truth.append(Y[test])
-        expected[name] = f1_score(np.vstack(truth), np.vstack(predicted), average="micro")
+        pooled = f1_score(np.vstack(truth), np.vstack(predicted), average="micro")
+        if per_fold:
+            return pooled, np.array([f1_score(t, p, average="micro", zero_division=0)
+                                     for t, p in zip(truth, predicted)])
+        return pooled
+
+    expected = {name: cross_validated(p, guess) for name, p in AUTO_BINARIZER_PERCENTILES.items()}
     assert model.binarizer_scores_ == pytest.approx(expected, abs=1e-12)
     best = max(expected, key=expected.get)
     assert model.features_.binarizer_.percentile == AUTO_BINARIZER_PERCENTILES[best]
-    # The final fit is the fit with the chosen binarizer: validation does not change what it draws.
+    # The winning cuts with the other choice of negated literals, on the same folds.
+    _, incumbent = cross_validated(AUTO_BINARIZER_PERCENTILES[best], guess, per_fold=True)
+    other, challenger = cross_validated(AUTO_BINARIZER_PERCENTILES[best], not guess, per_fold=True)
+    assert model.negations_scores_ == pytest.approx({guess: expected[best], not guess: other}, abs=1e-12)
+    # The other choice wins only beyond noise: the paired per-fold gain above its standard error.
+    gain = challenger - incumbent
+    negations = (not guess) if gain.mean() > max(0.0, gain.std(ddof=1) / np.sqrt(gain.size)) else guess
+    assert bool(model.negated_features_.size) == negations
+    # The final fit is the fit with the chosen binarizer and negations: validation does not change what it draws.
     chosen = CorsetClassifier(random_state=seed, binarizer=PercentileBinarizer(AUTO_BINARIZER_PERCENTILES[best]),
-                              **params).fit(X, Y)
-    assert [(r.head, r.tail) for r in model.rules_] == [(r.head, r.tail) for r in chosen.rules_]
+                              **{**params, "negations": negations}).fit(X, Y)
+    assert [(r.head, r.negated, r.tail) for r in model.rules_] == [(r.head, r.negated, r.tail) for r in chosen.rules_]
     assert model.feature_names_ == chosen.feature_names_
+
+
+def test_negations_are_chosen_by_validation_only_when_auto():
+    X, Y = numeric_data(0)
+    fixed = CorsetClassifier(random_state=0, n_rules=15, negations=False).fit(X, Y)
+    assert fixed.negations_scores_ is None and fixed.negated_features_.size == 0
+    assert fixed.binarizer_scores_ is not None
+    few = CorsetClassifier(random_state=0, n_rules=5).fit(*numeric_data(0, n=20))
+    assert few.negations_scores_ is None
 
 
 def test_binary_data_is_not_validated():

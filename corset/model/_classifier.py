@@ -183,6 +183,30 @@ def _prefix_counts(model, X_fit, Y_fit, X, Y):
     return tp, fp, fn
 
 
+def _pooled_micro_f1(folds):
+    """Micro-F1 of whole rule lists pooled over the folds: the last prefix's (tp, fp, fn), summed."""
+    tp, fp, fn = (sum(int(fold[i][-1]) for fold in folds) for i in range(3))
+    return float(2 * tp / (2 * tp + fp + fn)) if tp + fp + fn else 0.0
+
+
+def _fold_micro_f1(folds):
+    """Each fold's micro-F1 of its whole rule list (the last prefix)."""
+    return np.array([2 * tp[-1] / max(2 * tp[-1] + fp[-1] + fn[-1], 1) for tp, fp, fn in folds], dtype=float)
+
+
+def _better_beyond_noise(challenger, incumbent):
+    """Does ``challenger`` beat ``incumbent`` on the same folds by more than noise?
+
+    Paired over the folds: the mean of the per-fold micro-F1 differences
+    must be positive and exceed their standard error, so that a choice is
+    changed only on evidence that holds across the folds, not on one lucky
+    split.
+    """
+    d = _fold_micro_f1(challenger) - _fold_micro_f1(incumbent)
+    se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else 0.0
+    return bool(d.mean() > 0 and d.mean() > se)
+
+
 def _validated_length(curves):
     """``(k, mean_curve)``: where held-out data says to cut the rule list, or k None to keep it whole.
 
@@ -331,8 +355,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         negated literals ``NOT f`` besides the features themselves: each
         feature not constant on the training data gets one, and the samplers
         and the selection work on the 2·p literals as on features.  "auto":
-        only when the training label density (the mean share of records
-        carrying a label) is at least 0.2.
+        on numeric X with ``binarizer="auto"``, chosen by the
+        cross-validation that chooses the cuts (the winning cuts are
+        validated once more with the other choice, which is taken when it
+        scores higher on the folds by more than the standard error of the
+        per-fold differences; pooled scores in ``negations_scores_``); the first
+        guess, and the choice on binary X, is whether the training label
+        density (the mean share of records carrying a label) is at least
+        0.2.
     f1_patience : int, None or "auto", default="auto"
         **Beyond the paper** (a stopping criterion).  An int p: stop once p
         rules in a row have not raised the training micro-F1 of the rule
@@ -410,8 +440,15 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         all or no validation ran.
     binarizer_scores_ : dict or None
         With ``binarizer="auto"`` on numeric X: the cross-validated
-        micro-F1 of each candidate cut (``"p90"``, ``"p10-90"``); the best
-        one was used.  None when no choice was made.
+        micro-F1 of each candidate cut (``"p90"``, ``"p10-90"``), with
+        negations as first guessed; the best one was used.  None when no
+        choice was made.
+    negations_scores_ : dict or None
+        With ``negations="auto"`` as well: the cross-validated micro-F1 of
+        the chosen cuts without and with negated literals (keys False and
+        True); the other choice replaced the first guess only when it was
+        better on the folds beyond noise (see ``negations``).  None when no
+        choice was made.
     features_ : corset.model._features.RawFeatures
         How raw X becomes the items: its ``binarizer_`` (None when X was
         binary) is applied again by ``predict`` and ``explain``.
@@ -672,16 +709,19 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         _check_2d(X)
         validate_data(self, X, skip_check_array=True, reset=True)
         Yb, names, output = self._validate_y(Y, label_names)
-        binarizer, self.binarizer_scores_, curves = self.binarizer, None, None
+        binarizer, self.binarizer_scores_, self.negations_scores_, curves = self.binarizer, None, None, None
+        negations = params["negations"]
+        if negations == "auto":   # the first guess; numeric X may change it below, by cross-validation
+            negations = self._dense_labels(Yb)
         converted = RawFeatures.numeric(X)   # once: the choice of cuts and the binarization both read it
         if isinstance(binarizer, str) and binarizer == "auto":
             auto = RawFeatures.auto_candidates(X, AUTO_BINARIZER_PERCENTILES, converted=converted)
             if auto is not None:   # numeric X: the cuts are a choice, made by cross-validation
-                binarizer, self.binarizer_scores_, curves = self._cross_validated_binarizer(*auto, Yb)
+                binarizer, negations, curves = self._cross_validated_binarizer(*auto, Yb, negations)
         validate = self.validated_stop is True or (self.validated_stop == "auto"
                                                    and params["n_rules"] > AUTO_VALIDATED_STOP_BUDGET)
         if validate and curves is None and Yb.shape[0] >= AUTO_BINARIZER_MIN_RECORDS:
-            curves = self._fold_curves(X, {"given": binarizer}, Yb)["given"]
+            curves = self._fold_curves(X, {"given": dict(binarizer=binarizer, negations=negations)}, Yb)["given"]
         if self.validated_stop is False:
             curves = None
         self.n_rules_validated_, self.validation_curve_ = (None, None) if curves is None else _validated_length(curves)
@@ -697,7 +737,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         counts = np.asarray(Yb.sum(axis=0)).ravel()
         self.label_base_rates_ = (counts + 1.0) / (n + 2.0)
 
-        self.negated_features_ = self._negated_features(Xb, Yb, params["negations"])
+        self.negated_features_ = self._negated_features(Xb, negations)
         data = BinaryData.with_negations(Xb, Yb, self.negated_features_)
         rng = check_random_state(self.random_state)
         # Each sampler's options come from the registry entry it was registered with.
@@ -746,36 +786,48 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 self.rules_.append(default)
         return self
 
-    def _cross_validated_binarizer(self, X, candidates, Yb):
-        """The candidate binarizer with the best cross-validated micro-F1, every candidate's score, and its folds.
+    def _cross_validated_binarizer(self, X, candidates, Yb, negations):
+        """``(binarizer, negations, folds)``: the cuts, and with ``negations="auto"`` the negated literals, by CV.
 
         ``AUTO_BINARIZER_FOLDS``-fold cross-validation on the training data
-        (shuffled folds), each fold fitted with this estimator's parameters
-        and the candidate binarizer; ties go to the first candidate (the
-        paper's single cut), which is also taken without validation below
-        ``AUTO_BINARIZER_MIN_RECORDS`` records (scores and folds None).
-        The third value is the chosen candidate's prefix counts per fold
-        (see :meth:`_fold_curves`), which ``validated_stop`` reuses.
+        (shuffled folds), each fold fitted with this estimator's parameters,
+        the candidate binarizer and ``negations`` (the first guess); the
+        candidate with the best pooled micro-F1 wins, ties going to the first
+        (the paper's single cut).  With ``negations="auto"``, the winner is
+        then cross-validated on the same folds with the other choice of
+        negated literals, which replaces the first guess only when it scores
+        higher beyond noise (:func:`_better_beyond_noise`).  Below ``AUTO_BINARIZER_MIN_RECORDS`` records nothing is
+        validated: the first candidate and the first guess (folds None).
+        Sets ``binarizer_scores_`` and ``negations_scores_``; the folds
+        returned are the winner's prefix counts (see :meth:`_fold_curves`),
+        which ``validated_stop`` reuses.
         """
         first = next(iter(candidates))
         clone(candidates[first]).fit(X)   # bad values (NaN, infinity) get the binarizer's own message, once
         if Yb.shape[0] < AUTO_BINARIZER_MIN_RECORDS:
-            return candidates[first], None, None
-        curves = self._fold_curves(X, candidates, Yb)
-        scores = {}
-        for name, folds in curves.items():
-            # Pooled over the folds, the whole rule list: tp, fp, fn of the last prefix.
-            tp, fp, fn = (sum(int(fold[i][-1]) for fold in folds) for i in range(3))
-            scores[name] = float(2 * tp / (2 * tp + fp + fn)) if tp + fp + fn else 0.0   # micro-F1
-        best = max(scores, key=lambda name: scores[name])   # the first among equals
-        return candidates[best], scores, curves[best]
+            return candidates[first], negations, None
+        curves = self._fold_curves(X, {name: dict(binarizer=c, negations=negations)
+                                       for name, c in candidates.items()}, Yb)
+        self.binarizer_scores_ = {name: _pooled_micro_f1(folds) for name, folds in curves.items()}
+        best = max(self.binarizer_scores_, key=lambda name: self.binarizer_scores_[name])   # first among equals
+        folds = curves[best]
+        if self.negations == "auto":
+            other = self._fold_curves(X, {"other": dict(binarizer=candidates[best], negations=not negations)},
+                                      Yb)["other"]
+            self.negations_scores_ = {bool(negations): self.binarizer_scores_[best],
+                                      not negations: _pooled_micro_f1(other)}
+            if _better_beyond_noise(other, folds):
+                negations, folds = not negations, other
+        return candidates[best], bool(negations), folds
 
     def _fold_curves(self, X, candidates, Yb):
-        """Per candidate binarizer, per fold: the held-out (tp, fp, fn) after each prefix of the fold's rules.
+        """Per candidate, per fold: the held-out (tp, fp, fn) after each prefix of the fold's rules.
 
-        ``VALIDATED_STOP_FOLDS`` shuffled folds; each fold is fitted with
-        this estimator's parameters and the candidate binarizer (no pruning,
-        no validation of its own) and scored by :func:`_prefix_counts`.  The
+        ``candidates`` maps a name to the parameters that differ from this
+        estimator's (the binarizer, negations).  ``VALIDATED_STOP_FOLDS``
+        shuffled folds; each fold is fitted with this estimator's parameters
+        and the candidate's (no pruning, no validation of its own) and scored
+        by :func:`_prefix_counts`.  The
         folds and the fits' seeds are drawn from a copy of the estimator's
         random state, so the final fit draws what it would draw without the
         validation.
@@ -795,8 +847,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             curves[name] = []
             for (train, test), seed in zip(folds, seeds[1:]):
                 # Unpruned, so that its rules_ are the selection in order (pruning changes no prediction).
-                inner = self._inner_estimator(binarizer=candidate, random_state=int(seed),
-                                              prune_redundant=False, validated_stop=False)
+                inner = self._inner_estimator(**candidate, random_state=int(seed), prune_redundant=False,
+                                              validated_stop=False)
                 inner.fit(_safe_indexing(X, train), Yb[train])
                 curves[name].append(_prefix_counts(inner, _safe_indexing(X, train), Yb[train],
                                                    _safe_indexing(X, test), Yb[test]))
@@ -807,11 +859,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         return type(self)(**{**self.get_params(deep=False), "verbose": 0, **params})
 
     @staticmethod
-    def _negated_features(Xb, Yb, negations):
+    def _dense_labels(Yb):
+        """``negations="auto"``'s first guess: is the training label density at least AUTO_NEGATION_LABEL_DENSITY?"""
+        cells = Yb.shape[0] * Yb.shape[1]
+        return bool(cells > 0 and Yb.nnz / cells >= AUTO_NEGATION_LABEL_DENSITY)
+
+    @staticmethod
+    def _negated_features(Xb, negations):
         """The features that get a negated literal: none, or every one not constant on the training records."""
-        if negations == "auto":
-            cells = Yb.shape[0] * Yb.shape[1]
-            negations = cells > 0 and Yb.nnz / cells >= AUTO_NEGATION_LABEL_DENSITY
         if not negations:
             return np.zeros(0, dtype=np.int64)
         counts = np.bincount(Xb.indices, minlength=Xb.shape[1])
