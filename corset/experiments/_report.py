@@ -2,9 +2,9 @@
 
 ``write_report`` writes ``table.md`` (laid out like the paper's Table 2,
 the paper's own figures beside ours), ``raw.md`` (end to end from raw
-features), both also as ``.rst`` for the documentation, and the figures as PNG (``f1_vs_rules.png``, ``synthetic.png``,
-``overlap_vs_lambda.png``, ``fit_time_vs_records.png``) for the parts that
-ran.
+features), both also as ``.rst`` for the documentation, and the figures
+as PNG (``f1_vs_rules.png``, ``synthetic.png``, ``overlap_vs_lambda.png``,
+``fit_time_vs_records.png``) for the parts that ran.
 """
 import json
 import math

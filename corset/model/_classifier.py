@@ -183,15 +183,21 @@ def _prefix_counts(model, X_fit, Y_fit, X, Y):
     return tp, fp, fn
 
 
+def _micro_f1(tp, fp, fn):
+    """``2 tp / (2 tp + fp + fn)``, elementwise, 0 where nothing is predicted or true."""
+    tp, fp, fn = (np.asarray(c, dtype=np.float64) for c in (tp, fp, fn))
+    denominator = 2 * tp + fp + fn
+    return np.divide(2 * tp, denominator, out=np.zeros(denominator.shape), where=denominator > 0)
+
+
 def _pooled_micro_f1(folds):
     """Micro-F1 of whole rule lists pooled over the folds: the last prefix's (tp, fp, fn), summed."""
-    tp, fp, fn = (sum(int(fold[i][-1]) for fold in folds) for i in range(3))
-    return float(2 * tp / (2 * tp + fp + fn)) if tp + fp + fn else 0.0
+    return float(_micro_f1(*(sum(int(fold[i][-1]) for fold in folds) for i in range(3))))
 
 
 def _fold_micro_f1(folds):
     """Each fold's micro-F1 of its whole rule list (the last prefix)."""
-    return np.array([2 * tp[-1] / max(2 * tp[-1] + fp[-1] + fn[-1], 1) for tp, fp, fn in folds], dtype=float)
+    return _micro_f1(*(np.array([fold[i][-1] for fold in folds]) for i in range(3)))
 
 
 def _better_beyond_noise(challenger, incumbent):
@@ -221,8 +227,7 @@ def _validated_length(curves):
     length = max(len(tp) for tp, _, _ in curves)
     scores = np.empty((len(curves), length))
     for i, (tp, fp, fn) in enumerate(curves):
-        denominator = 2 * tp + fp + fn
-        f1 = np.divide(2.0 * tp, denominator, out=np.zeros(tp.size), where=denominator > 0)
+        f1 = _micro_f1(tp, fp, fn)
         scores[i, :f1.size] = f1
         scores[i, f1.size:] = f1[-1]
     mean = scores.mean(axis=0)
