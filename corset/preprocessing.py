@@ -108,6 +108,28 @@ def _entry_columns(Xc):
     return np.repeat(np.arange(Xc.shape[1]), np.diff(Xc.indptr))
 
 
+def _first_nonfinite(X):
+    """``(column, "NaN" or "infinity")`` of the first stored entry of X (dense, CSR or canonical CSC) that is
+    not finite, or None."""
+    values = X.data if sp.issparse(X) else X
+    bad = ~np.isfinite(values)
+    if not bad.any():
+        return None
+    if sp.issparse(X) and X.format == "csr":
+        j = int(X.indices[np.flatnonzero(bad)[0]])
+    elif sp.issparse(X):   # canonical CSC, as the binarizer holds it
+        j = int(_entry_columns(X)[np.flatnonzero(bad)[0]])
+    else:
+        j = int(np.argwhere(bad)[0][1])
+    return j, "NaN" if np.isnan(values[bad]).any() else "infinity"
+
+
+def nonfinite_message(kind, name):
+    """The error for a NaN or infinite value in column ``name`` of X."""
+    return (f"Input X contains {kind} in column {name!r}; no threshold says where a missing value "
+            "belongs: impute it first (e.g. sklearn.impute.SimpleImputer)")
+
+
 class PercentileBinarizer(TransformerMixin, BaseEstimator):
     """Binarize numeric features at a percentile and one-hot encode nominal ones.
 
@@ -711,18 +733,12 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
 
     def _check_finite(self, X):
         """NaN or an infinite value: one error naming the first column that holds one."""
-        values = X.data if sp.issparse(X) else X
-        bad = ~np.isfinite(values)
-        if not bad.any():
+        found = _first_nonfinite(X)
+        if found is None:
             return
-        if sp.issparse(X):
-            j = int(_entry_columns(X)[np.flatnonzero(bad)[0]])
-        else:
-            j = int(np.argwhere(bad)[0][1])
+        j, kind = found
         name = self._input_names(None)[j] if hasattr(self, "n_features_in_") else f"x{j}"
-        kind = "NaN" if np.isnan(values[bad]).any() else "infinity"
-        raise ValueError(f"Input X contains {kind} in column {name!r}; no threshold says where a missing value "
-                         "belongs: impute it first (e.g. sklearn.impute.SimpleImputer)")
+        raise ValueError(nonfinite_message(kind, name))
 
     def _binary_values(self, values, cols):
         """A kept binary column's 0/1 output: ``x > 0`` for numeric columns, ``x == 1`` for nominal ones."""

@@ -146,3 +146,47 @@ def test_rule_stats_and_rules_by_label_against_brute_force(seed):
         assert len(rules) == sum(name in r.tail_names for r in model.rules_)
     with pytest.raises(ValueError, match="Y must have shape"):
         model.rule_stats(X[200:], Y[200:, :3])
+
+
+def test_sparse_frame_reads_as_its_scipy_matrix():
+    """A DataFrame of sparse columns gives the numbers of its scipy matrix; a fill value other than 0 is read too."""
+    pd = pytest.importorskip("pandas")
+    from corset.model._features import RawFeatures
+
+    rng = np.random.RandomState(0)
+    M = sp.random(60, 7, density=0.3, random_state=rng, format="csr") * 10
+    M.data = np.round(M.data)   # explicit zeros among the stored values, as counts rounded down
+    frame = pd.DataFrame.sparse.from_spmatrix(M, columns=[f"c{j}" for j in range(7)])
+    frame["c3"] = frame["c3"].astype(pd.SparseDtype("int64", 0))
+    values, names, nominal, _ = RawFeatures.numeric(frame)
+    assert sp.issparse(values) and values.dtype == np.float64 and names == [f"c{j}" for j in range(7)]
+    np.testing.assert_array_equal(values.toarray(), M.toarray())
+    assert not nominal.any()
+    # A column filled with 1 (not 0): its unstored values are ones, and they are read as such.
+    dense = M.toarray()
+    dense[:, 2] = np.where(dense[:, 2] == 0, 1.0, dense[:, 2])
+    frame["c2"] = pd.arrays.SparseArray(dense[:, 2], fill_value=1.0)
+    values, _, _, _ = RawFeatures.numeric(frame)
+    np.testing.assert_array_equal(np.asarray(values.toarray() if sp.issparse(values) else values), dense)
+    # NaN as the fill value: the NaNs reach the binarizer, which names them.
+    frame["c2"] = pd.arrays.SparseArray(np.where(dense[:, 2] == 1.0, np.nan, dense[:, 2]))
+    with pytest.raises(ValueError, match="NaN|nan|missing|finite"):
+        CorsetClassifier(random_state=0).fit(frame, (dense[:, :2] > 0).astype(int))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_value_that_is_not_finite_is_named_by_its_column(bad):
+    """The error names the column as the user knows it: a DataFrame's column, or feature_names'."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(40, 3))
+    X[5, 1] = bad
+    Y = (rng.uniform(size=(40, 2)) > 0.5).astype(int)
+    kind = "NaN" if np.isnan(bad) else "infinity"
+    with pytest.raises(ValueError, match=f"{kind} in column 'tempo'"):
+        CorsetClassifier(random_state=0).fit(X, Y, feature_names=["loudness", "tempo", "pitch"])
+    with pytest.raises(ValueError, match=f"{kind} in column 'tempo'"):
+        CorsetClassifier(random_state=0).fit(pd.DataFrame(X, columns=["loudness", "tempo", "pitch"]), Y)
+    with pytest.raises(ValueError, match=f"{kind} in column 'tempo'"):
+        frame = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(X), columns=["loudness", "tempo", "pitch"])
+        CorsetClassifier(random_state=0).fit(frame, Y)

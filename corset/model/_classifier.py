@@ -719,6 +719,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if negations == "auto":   # the first guess; numeric X may change it below, by cross-validation
             negations = self._dense_labels(Yb)
         converted = RawFeatures.numeric(X)   # once: the choice of cuts and the binarization both read it
+        RawFeatures.check_finite(converted, feature_names)
         if isinstance(binarizer, str) and binarizer == "auto":
             auto = RawFeatures.auto_candidates(X, AUTO_BINARIZER_PERCENTILES, converted=converted)
             if auto is not None:   # numeric X: the cuts are a choice, made by cross-validation

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from .._validation import check_binary_matrix
-from ..preprocessing import PercentileBinarizer
+from ..preprocessing import PercentileBinarizer, _first_nonfinite, nonfinite_message
 
 __all__ = ["RawFeatures"]
 
@@ -44,6 +44,34 @@ def _nominal_dtype(dtype):
 
     return (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype)
             or pd.api.types.is_string_dtype(dtype))
+
+
+def _sparse_frame_values(X):
+    """A DataFrame of sparse numeric columns as a float64 CSR array; None when a fill value is not 0.
+
+    The columns' stored values and their rows are read in one pass (what
+    ``X.sparse.to_coo()`` reads, without its COO detour: a tenth of the
+    conversion time of a thousand-column frame goes there).  A column that
+    fills with anything but 0 (NaN, another number) stores the other values:
+    the caller then reads the columns densely, so no value is lost.
+    """
+    import pandas as pd
+
+    lengths = np.empty(X.shape[1], dtype=np.int64)
+    rows, values = [], []
+    for j, (_, column) in enumerate(X.items()):
+        array = column.array
+        fill = array.fill_value
+        if pd.isna(fill) or fill != 0:
+            return None
+        rows.append(array.sp_index.indices)
+        values.append(array.sp_values)
+        lengths[j] = rows[-1].size
+    indptr = np.zeros(X.shape[1] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    data = np.concatenate(values).astype(np.float64, copy=False) if values else np.zeros(0)
+    indices = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int32)
+    return sp.csc_array((data, indices, indptr), shape=X.shape).tocsr()
 
 
 class RawFeatures:
@@ -146,6 +174,19 @@ class RawFeatures:
         """Raw training X as numbers: ``(values, input names, nominal mask, categories per column)``."""
         return cls()._numeric(X, fit=True)
 
+    @staticmethod
+    def check_finite(converted, feature_names=None):
+        """Raise for NaN or infinity in X's numbers (:meth:`numeric`'s output), naming X's column.
+
+        The name is the column's in ``feature_names`` when given (one per column), else X's own.
+        """
+        values, names = converted[0], converted[1]
+        found = _first_nonfinite(values)
+        if found is not None:
+            if feature_names is not None and len(feature_names) == len(names):
+                names = [str(n) for n in feature_names]
+            raise ValueError(nonfinite_message(found[1], names[found[0]]))
+
     def _numeric(self, X, fit):
         """``(values, input names, nominal mask, categories per column)``; nominal values as codes."""
         if _is_frame(X):
@@ -178,8 +219,9 @@ class RawFeatures:
             if len(names) != len(nominal):
                 raise ValueError(f"X has {len(names)} columns; the model was fitted on {len(nominal)}")
         if all(isinstance(t, pd.SparseDtype) for t in X.dtypes) and not nominal.any():
-            values = sp.csr_array(X.sparse.to_coo()).astype(np.float64)
-            return values, names, nominal, [None] * len(names)
+            values = _sparse_frame_values(X)
+            if values is not None:
+                return values, names, nominal, [None] * len(names)
         columns, categories = [], []
         for j, name in enumerate(names):
             column = X.iloc[:, j]
