@@ -67,3 +67,50 @@ def test_examples_and_edge_cases():
     assert default_tail(Z, Z) == ((), 0.0)
     with pytest.raises(ValueError, match="predicted must have shape"):
         default_tail(Y, np.zeros((4, 2)))
+
+
+def numpy_rounds(count, tp, fp, n):
+    """The greedy rounds as numpy passes over the labels (the compiled kernel's reference)."""
+    count = np.asarray(count, dtype=np.int64)
+    tp, fp = np.array(tp, dtype=np.int64), np.array(fp, dtype=np.int64)
+    fn = count - tp
+    TP, FP, FN = int(tp.sum()), int(fp.sum()), int(fn.sum())
+
+    def f1(tp_, fp_, fn_):
+        denominator = 2 * tp_ + fp_ + fn_
+        return np.where(denominator > 0, 2 * tp_ / np.maximum(denominator, 1), 0.0)
+
+    current = float(f1(TP, FP, FN))
+    chosen = np.zeros(count.size, dtype=bool)
+    while not chosen.all():
+        d_tp, d_fp, d_fn = count - tp, (n - count) - fp, -fn
+        score = f1(TP + d_tp, FP + d_fp, FN + d_fn)
+        score[chosen] = -np.inf
+        k = int(np.argmax(score))
+        if not score[k] > current:
+            break
+        chosen[k] = True
+        TP, FP, FN = TP + int(d_tp[k]), FP + int(d_fp[k]), FN + int(d_fn[k])
+        tp[k], fp[k], fn[k] = count[k], n - count[k], 0
+        current = float(score[k])
+    return tuple(int(k) for k in np.flatnonzero(chosen)), current
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_compiled_rounds_equal_the_numpy_rounds(seed):
+    """Same tail and the same float, ties included (small counts make equal scores common)."""
+    from corset.selection._default import default_tail_from_counts
+
+    rng = np.random.RandomState(seed)
+    n = int(rng.randint(1, 40))
+    n_labels = int(rng.randint(1, 60))
+    count = rng.randint(0, n + 1, size=n_labels)
+    tp = (count * rng.uniform(0, 1, n_labels) ** 2).astype(np.int64)
+    fp = ((n - count) * rng.uniform(0, 0.5, n_labels) ** 2).astype(np.int64)
+    if seed % 3 == 0:   # repeated labels: exact ties between ids
+        count, tp, fp = (np.tile(a[:5], 4) for a in (count, tp, fp))
+    before = (count.copy(), tp.copy(), fp.copy())
+    got = default_tail_from_counts(count, tp, fp, n)
+    assert got == numpy_rounds(count, tp, fp, n)
+    for a, b in zip(before, (count, tp, fp)):
+        np.testing.assert_array_equal(a, b)   # the caller's arrays are not modified

@@ -741,3 +741,62 @@ def coverage_positions(const ptr_t[::1] y_indptr, const index_t[::1] y_ids,
         _coverage_positions_core(&y_indptr[0], _iptr(y_ids), &support_indptr[0], _iptr(support_ids),
                                  &tail_indptr[0], _iptr(tail_ids), n_rules, &indptr_view[0], &out_view[0])
     return out_indptr, out[:indptr_view[n_rules]]
+
+
+cdef inline double _micro_f1(int64_t tp, int64_t fp, int64_t fn) noexcept nogil:
+    # 2 tp / (2 tp + fp + fn), 0 when nothing is predicted or true (as numpy divides: two doubles).
+    cdef int64_t denominator = 2 * tp + fp + fn
+    if denominator <= 0:
+        return 0.0
+    return <double>(2 * tp) / <double>denominator
+
+
+def default_tail_greedy(const int64_t[::1] count, int64_t[::1] tp, int64_t[::1] fp, int64_t n_records,
+                        uint8_t[::1] chosen):
+    """The greedy rounds of the default rule's tail; returns the training micro-F1 after them.
+
+    Round after round, label k predicted for every record turns its counts
+    into ``tp = count[k]``, ``fp = n_records - count[k]``, no false
+    negative; the label whose change gives the highest micro-F1 (the
+    smallest id among equal ones) is taken while it raises micro-F1.  Taken
+    labels get ``chosen[k] = 1`` and their ``tp``, ``fp`` updated in place.
+    Each round is one pass over the labels, as the numpy rounds of
+    :func:`corset.selection.default_tail_from_counts` were, with the same
+    arithmetic (each score a quotient of two doubles holding exact integers).
+    """
+    cdef Py_ssize_t n_labels = count.shape[0], k, best
+    cdef int64_t TP = 0, FP = 0, FN = 0, d_tp, d_fp
+    cdef double current, score, best_score
+    if tp.shape[0] != n_labels or fp.shape[0] != n_labels or chosen.shape[0] != n_labels:
+        raise ValueError("count, tp, fp and chosen must have one entry per label")
+    with nogil:
+        for k in range(n_labels):
+            TP += tp[k]
+            FP += fp[k]
+            FN += count[k] - tp[k]
+        current = _micro_f1(TP, FP, FN)
+        while True:
+            best = -1
+            best_score = 0.0
+            for k in range(n_labels):
+                if chosen[k]:
+                    continue
+                # The label's false negatives become true positives; its negatives, false positives.
+                d_tp = count[k] - tp[k]
+                d_fp = (n_records - count[k]) - fp[k]
+                score = _micro_f1(TP + d_tp, FP + d_fp, FN - d_tp)
+                if best < 0 or score > best_score:
+                    best = k
+                    best_score = score
+            if best < 0 or not best_score > current:
+                break
+            chosen[best] = 1
+            d_tp = count[best] - tp[best]
+            d_fp = (n_records - count[best]) - fp[best]
+            TP += d_tp
+            FP += d_fp
+            FN -= d_tp
+            tp[best] = count[best]
+            fp[best] = n_records - count[best]
+            current = best_score
+    return current
