@@ -612,7 +612,11 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             positives = Xt.sum(axis=0, dtype=np.float64)
         self.positive_rate_ = positives / n_samples
         constant = (self.positive_rate_ == 0) | (self.positive_rate_ == 1)
-        self.constant_features_ = self._output_names(input_names)[constant]
+        # Only the names of the columns with a constant output are written (usually a few of them).
+        columns = np.unique(np.searchsorted(self._out_start, np.flatnonzero(constant), side="right") - 1)
+        outputs = np.concatenate([np.arange(self._out_start[j], self._out_start[j + 1]) for j in columns]
+                                 + [np.zeros(0, dtype=np.int64)])
+        self.constant_features_ = self._output_names(input_names, columns)[constant[outputs]]
         self.dropped_features_ = self._dropped_names(input_names)
         return self
 
@@ -906,10 +910,12 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 names.extend(self._cut_names(name, j, self._dropped[j]))
         return np.asarray(names, dtype=object)
 
-    def _output_names(self, input_names):
+    def _output_names(self, input_names, columns=None):
+        """Names of the output columns of the input columns ``columns`` (default: all), in order."""
         relation = ">=" if self._inclusive else ">"
         names = []
-        for j, name in enumerate(input_names):
+        for j in range(len(input_names)) if columns is None else columns:
+            name = input_names[j]
             kind = self.feature_kinds_[j]
             if kind == KIND_THRESHOLD and not self._single:
                 names.extend(self._cut_names(name, j, self._cuts[j]))

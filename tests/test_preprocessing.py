@@ -715,3 +715,18 @@ def test_loader_frames_feed_the_binarizer(data_dir):
         np.testing.assert_array_equal(b.fit_transform(framed.X), expected.transform(plain.X))
         assert b.get_feature_names_out().tolist() == expected.get_feature_names_out(plain.feature_names).tolist()
         assert b.transform(test.X).shape == (test.X.shape[0], expected.n_features_out_)
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("percentile", [90, (10, 50, 90)])
+@pytest.mark.parametrize("direction", [">", "both"])
+def test_constant_features_are_the_names_of_the_constant_outputs(seed, percentile, direction):
+    """constant_features_ is exactly the output names whose column is constant, in output order."""
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, 4, size=(30, 6)).astype(float)
+    X[:, rng.randint(6)] = 2.0                       # a constant column
+    X[:, rng.randint(6)] = rng.randint(0, 2, 30)     # a 0/1 column, kept as it is
+    b = PercentileBinarizer(percentile=percentile, direction=direction).fit(X)
+    out = np.asarray(b.transform(X))
+    constant = np.all(out == out[:1], axis=0)
+    assert b.constant_features_.tolist() == b.get_feature_names_out()[constant].tolist()
