@@ -23,6 +23,7 @@ from .._validation import check_binary_matrix
 from ..binarydata import BinaryData, with_negated_columns
 from ..selection._objective import QUALITIES
 from ..preprocessing import PercentileBinarizer
+from ..sampling._candidates import _resolve_n_jobs
 from ._features import RawFeatures
 from ._export import FORMAT_VERSION, check_rules_dict, format_rules, rules_to_dict, rules_to_frame
 from ._rules import Rule
@@ -181,6 +182,12 @@ def _prefix_counts(model, X_fit, Y_fit, X, Y):
             counts.append(point(len(counts)))
     tp, fp, fn = (np.asarray(c, dtype=np.int64) for c in zip(*counts))
     return tp, fp, fn
+
+
+def _fold_curve(estimator, X_train, Y_train, X_test, Y_test):
+    """Fit ``estimator`` (unpruned: its rules_ are the selection in order) on a fold; its prefix counts."""
+    estimator.fit(X_train, Y_train)
+    return _prefix_counts(estimator, X_train, Y_train, X_test, Y_test)
 
 
 def _micro_f1(tp, fp, fn):
@@ -410,10 +417,15 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         **Execution.**  Resolved once per fit; the same int gives the same
         rules, for any ``n_jobs``.
     n_jobs : int or None, default=None
-        **Execution.**  Threads for candidate generation (OpenMP, in the
-        compiled head searches); results do not depend on it.  None is one
-        thread; a negative value counts from the number of cores as in
-        joblib (-1: every core, -2: all but one); 0 is not allowed.  On a
+        **Execution.**  Parallel work; results do not depend on it.  The
+        fits of the internal cross-validation (``binarizer="auto"`` on
+        numeric X, ``validated_stop``) run side by side in joblib's worker
+        processes, one thread each (the first parallel fit of a session
+        starts the workers: about a second); the final fit's candidate
+        generation uses that many threads (OpenMP, in the compiled head
+        searches).  None is one thread; a negative value counts from the
+        number of cores as in joblib (-1: every core, -2: all but one); 0
+        is not allowed.  On a
         machine whose cores are busy with other work, set the environment
         variable ``OMP_WAIT_POLICY=PASSIVE`` before starting Python:
         OpenMP's default spin-waiting can make ``n_jobs > 1`` several times
@@ -848,16 +860,24 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         folds = list(KFold(VALIDATED_STOP_FOLDS, shuffle=True,
                            random_state=int(seeds[0])).split(np.zeros(Yb.shape[0])))
         Yb = sp.csr_array(Yb)
-        curves = {}
-        for name, candidate in candidates.items():
-            curves[name] = []
-            for (train, test), seed in zip(folds, seeds[1:]):
-                # Unpruned, so that its rules_ are the selection in order (pruning changes no prediction).
-                inner = self._inner_estimator(**candidate, random_state=int(seed), prune_redundant=False,
-                                              validated_stop=False)
-                inner.fit(_safe_indexing(X, train), Yb[train])
-                curves[name].append(_prefix_counts(inner, _safe_indexing(X, train), Yb[train],
-                                                   _safe_indexing(X, test), Yb[test]))
+        tasks = [(name, candidate, train, test, int(seed)) for name, candidate in candidates.items()
+                 for (train, test), seed in zip(folds, seeds[1:])]
+        # The fold fits are independent and seeded: with n_jobs, they run side by side in joblib's
+        # worker processes, each on one thread, and give the same curves as one after another.
+        n_jobs = min(_resolve_n_jobs(self.n_jobs), len(tasks))
+        jobs = ((self._inner_estimator(**candidate, random_state=seed, prune_redundant=False, validated_stop=False,
+                                       n_jobs=1 if n_jobs > 1 else self.n_jobs),
+                 _safe_indexing(X, train), Yb[train], _safe_indexing(X, test), Yb[test])
+                for _, candidate, train, test, seed in tasks)
+        if n_jobs > 1:
+            from joblib import Parallel, delayed
+
+            results = Parallel(n_jobs=n_jobs)(delayed(_fold_curve)(*job) for job in jobs)
+        else:
+            results = [_fold_curve(*job) for job in jobs]
+        curves = {name: [] for name in candidates}
+        for (name, *_), counts in zip(tasks, results):
+            curves[name].append(counts)
         return curves
 
     def _inner_estimator(self, **params):
