@@ -770,8 +770,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                     out[:, start[block]] = compare(values, self.thresholds_[block])
             else:
                 for block, values in _column_blocks(X, cut):
-                    for i, j in enumerate(block):
-                        self._write_cuts(out, slice(None), start[j], values[:, i], j, compare)
+                    self._write_block_cuts(out, start, block, values, compare)
             for j in one_hot:
                 rows, pos = self._one_hot_hits(X[:, j], j)
                 out[rows, start[j] + pos] = 1
@@ -818,16 +817,26 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         out.sort_indices()
         return out
 
-    def _write_cuts(self, out, rows, first, column, j, compare):
-        """The columns of threshold column ``j`` (several cuts, maybe both directions) into ``out``."""
-        k = first
-        for t in self._cuts[j]:
-            above = compare(column, t)
-            out[rows, k] = above
-            k += 1
+    def _write_block_cuts(self, out, start, block, values, compare):
+        """The literals of every threshold column of ``block`` (dense ``values``) into ``out``, by cut rank.
+
+        Column j's r-th threshold t writes ``j>t`` at ``start[j] + per_cut·r``
+        (and ``j<=t`` right after it with both directions).  Rank r compares
+        the whole block with each column's r-th threshold (+inf where a
+        column has fewer: never above), so the work is a few array
+        operations per block, not a few per column.
+        """
+        cuts = [self._cuts[j] for j in block]
+        n_cuts = np.fromiter((c.size for c in cuts), dtype=np.int64, count=len(cuts))
+        for r in range(int(n_cuts.max()) if n_cuts.size else 0):
+            has = np.flatnonzero(n_cuts > r)
+            thresholds = np.full(len(block), np.inf)
+            thresholds[has] = [cuts[i][r] for i in has]
+            above = compare(values, thresholds)[:, has]
+            columns = start[block[has]] + self._per_cut * r
+            out[:, columns] = above
             if self._per_cut == 2:
-                out[rows, k] = ~above
-                k += 1
+                out[:, columns + 1] = ~above
 
     @staticmethod
     def _sparse_literal(X, j, literal):
