@@ -537,9 +537,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         dropped = [None] * n_features
         if sparse and self.zeros == "presence":
             # Percentiles of the non-zero values need no zero, so no densification.
-            for j in to_cut:
-                stored = X.data[X.indptr[j]:X.indptr[j + 1]]
-                cuts[j], dropped[j] = self._column_cuts(stored[stored != 0], n_samples, percentiles, compare)
+            self._presence_cuts(X, to_cut, n_samples, percentiles, compare, cuts, dropped)
         else:
             for block, values in _column_blocks(X, to_cut):
                 levels = np.percentile(values, percentiles, axis=0)   # (n_percentiles, len(block))
@@ -619,6 +617,44 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         self.constant_features_ = self._output_names(input_names, columns)[constant[outputs]]
         self.dropped_features_ = self._dropped_names(input_names)
         return self
+
+    def _presence_cuts(self, X, columns, n_samples, percentiles, compare, cuts, dropped):
+        """:meth:`_column_cuts` of the non-zero values of sparse ``columns`` (canonical CSC), into cuts, dropped.
+
+        Columns with the same number n of non-zero values are done together:
+        their values as the rows of an array, one ``np.percentile`` along
+        them (the numbers of one call per column, bit for bit), ties and
+        constant thresholds found row-wise.  Word counts over tens of
+        thousands of columns fall into a few such groups.
+        """
+        nonzero = X.data != 0
+        counts = np.bincount(_entry_columns(X)[nonzero], minlength=X.shape[1])
+        values = X.data[nonzero]   # column by column, as stored
+        offsets = np.concatenate(([0], np.cumsum(counts)))
+        columns = np.asarray(columns, dtype=np.int64)
+        for n in np.unique(counts[columns]).tolist():
+            group = columns[counts[columns] == n]
+            if n == 0:
+                for j in group.tolist():
+                    cuts[j], dropped[j] = self._column_cuts(values[:0], n_samples, percentiles, compare)
+                continue
+            # Rows of at most about 2^22 comparisons at a time.
+            step = max(1, (1 << 22) // (n * (len(percentiles) + 1)))
+            for first in range(0, group.size, step):
+                rows = group[first:first + step]
+                V = values[offsets[rows][:, None] + np.arange(n)]
+                levels = np.percentile(V, percentiles, axis=1).T.reshape(rows.size, -1)
+                if n < n_samples:
+                    levels = np.concatenate((np.zeros((rows.size, 1)), levels), axis=1)
+                levels = np.sort(levels, axis=1)
+                distinct = np.ones(levels.shape, dtype=bool)
+                distinct[:, 1:] = levels[:, 1:] != levels[:, :-1]
+                above = compare(V[:, :, None], levels[:, None, :]).sum(axis=1) + (n_samples - n) * compare(0.0, levels)
+                constant = (above == 0) | (above == n_samples)
+                for i, j in enumerate(rows.tolist()):
+                    kept = distinct[i]
+                    cuts[j] = levels[i][kept & ~constant[i]]
+                    dropped[j] = levels[i][kept & constant[i]]
 
     def _column_cuts(self, values, n_samples, percentiles, compare, levels=None):
         """``(kept, dropped)`` thresholds of one numeric column, several cuts per column.
@@ -791,14 +827,26 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             keep[is_cut] = compare(X.data[is_cut], self.thresholds_[entry_col[is_cut]])
             literals = [(j, start[j], self.thresholds_[j], False) for j in np.flatnonzero(zero_is_one)]
         else:
+            # Literals false at 0 (``f>t`` with t >= 0, the usual case) hit only stored entries: all of
+            # them rank by rank at once; the others (true at 0) column by column, as complements.
             literals = []
-            for j in np.flatnonzero(cut):
-                k = start[j]
-                for t in self._cuts[j]:
-                    literals.append((j, k, t, False))
-                    if self._per_cut == 2:
-                        literals.append((j, k + 1, t, True))
-                    k += self._per_cut
+            cut_columns = np.flatnonzero(cut)
+            n_cuts = np.zeros(kinds.size, dtype=np.int64)
+            n_cuts[cut_columns] = [self._cuts[j].size for j in cut_columns]
+            in_cut = cut[entry_col]
+            for r in range(int(n_cuts.max()) if cut_columns.size else 0):
+                has = cut_columns[n_cuts[cut_columns] > r]
+                thresholds = np.zeros(kinds.size)
+                thresholds[has] = [self._cuts[j][r] for j in has]
+                for negated in (False, True)[:self._per_cut]:
+                    sparse_ok = np.zeros(kinds.size, dtype=bool)
+                    sparse_ok[has] = (compare(0.0, thresholds[has]) != negated) == 0
+                    for j in has[~sparse_ok[has]]:
+                        literals.append((j, start[j] + self._per_cut * r + negated, thresholds[j], negated))
+                    entries = np.flatnonzero(in_cut & sparse_ok[entry_col])
+                    hit = entries[compare(X.data[entries], thresholds[entry_col[entries]]) != negated]
+                    rows.append(X.indices[hit])
+                    cols.append(start[entry_col[hit]] + self._per_cut * r + negated)
         rows.append(X.indices[keep])
         cols.append(start[entry_col[keep]])
         for j, k, t, negated in literals:
@@ -902,8 +950,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         """Names of the literals of thresholds ``cuts`` of column ``j``: ``f>t`` (and ``f<=t``)."""
         relation, below = (">=", "<") if self._inclusive else (">", "<=")
         # Printed with the digits that tell all of the column's thresholds apart, dropped ones included.
-        everything = np.unique(np.concatenate([c for c in (self._cuts[j], self._dropped[j]) if c is not None]))
-        text = dict(zip(everything.tolist(), _format_cuts(everything)))
+        # (Python floats: a column has a few thresholds, and names are written for every column.)
+        everything = sorted({float(t) for c in (self._cuts[j], self._dropped[j]) if c is not None for t in c.tolist()})
+        text = dict(zip(everything, _format_cuts(everything)))
         names = []
         for t in cuts:
             names.append(f"{name}{relation}{text[float(t)]}")

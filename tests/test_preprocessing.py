@@ -730,3 +730,32 @@ def test_constant_features_are_the_names_of_the_constant_outputs(seed, percentil
     out = np.asarray(b.transform(X))
     constant = np.all(out == out[:1], axis=0)
     assert b.constant_features_.tolist() == b.get_feature_names_out()[constant].tolist()
+
+
+@pytest.mark.parametrize("seed", range(25))
+@pytest.mark.parametrize("kwargs", [dict(zeros="presence"), dict(zeros="presence", percentile=(10, 30, 50, 70, 90)),
+                                    dict(zeros="presence", percentile=(25, 75), direction="both"),
+                                    dict(zeros="presence", percentile=(20, 60), direction="both", inclusive=True)])
+def test_presence_cuts_of_many_sparse_columns_equal_the_column_by_column_ones(seed, kwargs):
+    """Wide sparse data (columns grouped by their number of non-zero values) gives the thresholds of
+    the dense path, which cuts column by column, bit for bit, and the same output."""
+    rng = np.random.RandomState(seed)
+    n, d = int(rng.randint(5, 40)), int(rng.randint(1, 300))
+    X = sp.random(n, d, density=rng.uniform(0.02, 0.9), random_state=rng, format="csc",
+                  data_rvs=lambda k: np.round(rng.normal(0.5, 1.0, k), int(rng.randint(0, 3))))
+    X = X.tolil()
+    X[:, rng.randint(d)] = rng.uniform(1, 2, (n, 1))        # a column with no zero at all
+    X = X.tocsc()
+    X.data[rng.uniform(size=X.data.size) < 0.1] = 0.0      # explicit zeros: stored, not present
+    dense = PercentileBinarizer(**kwargs).fit(X.toarray())
+    sparse = PercentileBinarizer(**kwargs).fit(X)
+    for a, b in zip(dense._cuts, sparse._cuts):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_array_equal(a, b)
+    for a, b in zip(dense._dropped, sparse._dropped):
+        if a is not None:
+            np.testing.assert_array_equal(a, b)
+    assert sparse.get_feature_names_out().tolist() == dense.get_feature_names_out().tolist()
+    X_test = sp.random(n, d, density=0.3, random_state=rng, format="csr", data_rvs=lambda k: rng.normal(0.5, 1, k))
+    np.testing.assert_array_equal(sparse.transform(X_test).toarray(), dense.transform(X_test.toarray()))
