@@ -312,9 +312,9 @@ def test_large_nodes_get_blocks_of_their_own():
 
 @pytest.mark.parametrize("n_features, density", [(40, None), (400, 0.02)])
 def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_features, density):
-    """Each node H keeps, for every feature h of D[H] outside H, |D[H+h]|, |D[H+h] ∩ D_T^+| and
-    the gain phi(H+h) - phi(H) (phi of a root: 0), whatever the counting mode (sparse, dense,
-    popcounts); the best 32 come first, in order."""
+    """Each node H keeps, for every feature h of D[H] outside H (of a root: of the tail's positive
+    records), |D[H+h]|, |D[H+h] ∩ D_T^+| and the gain phi(H+h) - phi(H) (phi of a root: 0), whatever
+    the counting mode (sparse, dense, popcounts); the best 32 come first, in order."""
     rng = np.random.RandomState(global_random_seed)
     X = rng.rand(150, n_features) < (density or rng.uniform(0.05, 0.6))
     Y = rng.rand(150, 2) < 0.4
@@ -334,7 +334,10 @@ def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_f
         # phi(H); a root's is taken as 0 (every first feature is compared by phi({h}) alone).
         phi = positive[in_head].sum() - gamma * (~positive[in_head]).sum() if head else 0.0
         expected = {}
-        for h in np.flatnonzero(X[in_head].any(axis=0)):
+        # A root holds the features of the tail's positive records (the only ones a search can choose
+        # there: its candidates come from its seed record D+); a deeper node every feature of D[H].
+        reach = X[in_head & positive] if not head else X[in_head]
+        for h in np.flatnonzero(reach.any(axis=0)):
             if h in head:
                 continue
             rows = in_head & X[:, h]

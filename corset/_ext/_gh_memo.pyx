@@ -25,7 +25,8 @@ literals — the counts are popcounts of each feature's record bitset ANDed
 with D[H]'s (and with its positives', and its role-0 records'), the same
 numbers for less work; D[H] is then itself the AND of its features'
 bitsets.  Entries are stored in
-blocks that never move.  A root keeps every feature; a deeper node first keeps only
+blocks that never move.  A root keeps every feature of the tail's positive records (the
+only features its searches can choose); a deeper node first keeps only
 its ``top_k`` best entries (memory): when none of them decides a search's
 step, the node is rebuilt complete before that search goes on, so the
 result is the same.  On dense records (features with their negated literals),
@@ -842,46 +843,59 @@ cdef int _build_roots(GreedyHeadMemo memo, const ptr_t[::1] f_indptr, const ptr_
                       const index_t[::1] r_ids, const uint8_t[:, ::1] roles, index_t[::1] roots) except -1:
     """Build the root node of every tail slot without one (``roots[t] == -1``) and write its id back.
 
-    A root is the empty head: phi(∅) = 0, and every feature that occurs is an
-    entry, all kept.  The positives and the records of role 0 of each D[{h}]
-    are counted in one pass over those records (few); the negatives are the
-    rest of D[{h}].
+    A root is the empty head: phi(∅) = 0.  Its entries are the features of
+    the tail's positive records (roles 1 and 0), each with its positives and
+    records of role 0 counted in one pass over those records (few); the
+    negatives are the rest of D[{h}].  No other feature can be a root's
+    choice: a search's candidates are features of its seed record D+, a
+    positive record (or, for ``seed="deterministic"``, of the tail's
+    positive records).  On wide data (tens of thousands of features) this
+    keeps a root to the features its searches can reach.
     """
     cdef Py_ssize_t n_slots = roles.shape[0], n_features = memo.n_features, n_records = memo.n_records
-    cdef Py_ssize_t t, i, k, n_items
+    cdef Py_ssize_t t, i, k, n_items, n_touched
     cdef double gamma = memo.gamma
     cdef index_t f
     cdef Entry* items
     first = np.zeros((2, max(n_features, 1)), dtype=np.int32)
+    touched = np.empty(max(n_features, 1), dtype=np.int32)
     cdef index_t[:, ::1] first_v = first
+    cdef index_t[::1] touched_v = touched
     cdef uint8_t rr
     cdef ptr_t p
     for t in range(n_slots):
         if roots[t] >= 0:
             continue
-        items = <Entry*> malloc((n_features if n_features > 0 else 1) * sizeof(Entry))
-        if items == NULL:
-            raise MemoryError("greedy_heads_memo: could not allocate a root node")
         n_items = 0
+        n_touched = 0
         with nogil:
-            first_v[:, :] = 0
             for i in range(n_records):
                 rr = roles[t, i]
                 if rr != 2:
                     # As in node builds: role 1 positive, any other role but 2 not counted.
                     k = 1 if rr == 1 else 0
                     for p in range(r_indptr[i], r_indptr[i + 1]):
-                        first_v[k, r_ids[p]] += 1
-            for f in range(n_features):
-                if f_indptr[f + 1] > f_indptr[f]:
-                    # Row 1: positives; row 0: role 0; negatives: |D[{h}]| minus both.
-                    items[n_items].n_neg = <int32_t> (
-                        f_indptr[f + 1] - f_indptr[f] - first_v[1, f] - first_v[0, f])
-                    items[n_items].n_pos = first_v[1, f]
-                    items[n_items].gain = _value(&items[n_items], gamma) - 0.0
-                    items[n_items].feature = f
-                    items[n_items].n_support = <int32_t> (f_indptr[f + 1] - f_indptr[f])
-                    n_items += 1
+                        f = r_ids[p]
+                        if first_v[0, f] == 0 and first_v[1, f] == 0:
+                            touched_v[n_touched] = f
+                            n_touched += 1
+                        first_v[k, f] += 1
+        items = <Entry*> malloc((n_touched if n_touched > 0 else 1) * sizeof(Entry))
+        if items == NULL:
+            raise MemoryError("greedy_heads_memo: could not allocate a root node")
+        with nogil:
+            for i in range(n_touched):
+                f = touched_v[i]
+                # Row 1: positives; row 0: role 0; negatives: |D[{h}]| minus both.
+                items[n_items].n_neg = <int32_t> (
+                    f_indptr[f + 1] - f_indptr[f] - first_v[1, f] - first_v[0, f])
+                items[n_items].n_pos = first_v[1, f]
+                items[n_items].gain = _value(&items[n_items], gamma) - 0.0
+                items[n_items].feature = f
+                items[n_items].n_support = <int32_t> (f_indptr[f + 1] - f_indptr[f])
+                n_items += 1
+                first_v[0, f] = 0   # ready for the next root
+                first_v[1, f] = 0
             top_entries(items, min(memo.sorted_prefix, n_items), n_items)
         try:
             roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items, memo.sorted_prefix)
