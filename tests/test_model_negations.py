@@ -178,3 +178,39 @@ def test_binarizer_names_of_negated_literals_are_comparisons():
         for name in rule.negated_names:
             assert name.startswith("c") and ">" in name
             assert name.replace(">", "<=") in str(rule) and f"NOT {name}" not in str(rule)
+
+
+def test_auto_negations_stay_off_past_the_occurrence_budget(monkeypatch):
+    """negations="auto" never adds more negated-literal occurrences than AUTO_NEGATION_MAX_ENTRIES
+    (wide sparse data): binary X with dense labels, and numeric X whose cuts are cross-validated."""
+    import corset.model._classifier as classifier
+
+    X, Y = _dense_labels(0)
+    varying = X[:, :-2]
+    occurrences = int((varying == 0).sum())   # NOT f holds where f does not: the budget's count
+    assert CorsetClassifier(random_state=0, **FAST).fit(X, Y).negated_features_.size == X.shape[1] - 2
+    monkeypatch.setattr(classifier, "AUTO_NEGATION_MAX_ENTRIES", occurrences)
+    assert CorsetClassifier(random_state=0, **FAST).fit(X, Y).negated_features_.size == X.shape[1] - 2
+    monkeypatch.setattr(classifier, "AUTO_NEGATION_MAX_ENTRIES", occurrences - 1)
+    model = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    assert model.negated_features_.size == 0 and all(not r.negated for r in model.rules_)
+    # An explicit True is the user's choice: kept.
+    assert CorsetClassifier(random_state=0, negations=True, **FAST).fit(X, Y).negated_features_.size > 0
+
+    # Numeric X: the cut candidates are fitted without negations and the other choice is not tried.
+    rng = np.random.RandomState(1)
+    Xn = rng.normal(size=(120, 4))
+    Yn = np.column_stack([Xn[:, 0] < 0.3, Xn[:, 1] > -0.5, rng.rand(120) < 0.5]).astype(np.uint8)
+    monkeypatch.setattr(classifier, "AUTO_NEGATION_MAX_ENTRIES", 10)
+    seen = []
+    original = classifier.CorsetClassifier._fold_curves
+
+    def spy(self, X, candidates, Yb):
+        seen.extend(c["negations"] for c in candidates.values())
+        return original(self, X, candidates, Yb)
+
+    monkeypatch.setattr(classifier.CorsetClassifier, "_fold_curves", spy)
+    model = CorsetClassifier(random_state=0, **FAST).fit(Xn, Yn)
+    assert model.negated_features_.size == 0 and model.negations_scores_ is None
+    assert seen and not any(seen)
+    assert model.binarizer_scores_ is not None   # the cuts were still cross-validated

@@ -50,6 +50,18 @@ AUTO_NEGATION_LABEL_DENSITY = 0.2
 """With ``negations="auto"``, negated literals are used when the training label density
 (label occurrences / (records × labels)) is at least this."""
 
+AUTO_NEGATION_MAX_ENTRIES = 20_000_000
+"""``negations="auto"`` never uses negated literals with more occurrences than this on the training data.
+
+A negated literal ``NOT f`` holds on every record without f: on wide sparse
+data (text: tens of thousands of columns, a few dozen per record) each record
+would hold nearly every negation, and the fit's time and memory would grow
+with records x columns (each occurrence is an int32 in the data and again in
+its inverted index: 20 million occurrences are about 160 MB).  Past this, the
+choice is False, not cross-validated: a resource bound, not an accuracy one.
+"""
+
+
 PAPER_PRESET = {
     "binarizer": PercentileBinarizer(),   # numeric features cut at the training 90th percentile (">"), nominal one-hot
     "n_rules": 150,             # a budget of 150 rules instead of τ
@@ -374,7 +386,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         per-fold differences; pooled scores in ``negations_scores_``); the first
         guess, and the choice on binary X, is whether the training label
         density (the mean share of records carrying a label) is at least
-        0.2.
+        0.2.  Never when the negated literals would occur more than
+        ``AUTO_NEGATION_MAX_ENTRIES`` (20 million) times on the training
+        data (wide sparse data such as text, where a record would hold
+        nearly every negation): then False.
     f1_patience : int, None or "auto", default="auto"
         **Beyond the paper** (a stopping criterion).  An int p: stop once p
         rules in a row have not raised the training micro-F1 of the rule
@@ -755,6 +770,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         counts = np.asarray(Yb.sum(axis=0)).ravel()
         self.label_base_rates_ = (counts + 1.0) / (n + 2.0)
 
+        if self.negations == "auto" and negations and not self._negations_in_budget(Xb):
+            negations = False   # binary X with dense labels, but too wide for negated literals
         self.negated_features_ = self._negated_features(Xb, negations)
         data = BinaryData.with_negations(Xb, Yb, self.negated_features_)
         rng = check_random_state(self.random_state)
@@ -814,7 +831,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         (the paper's single cut).  With ``negations="auto"``, the winner is
         then cross-validated on the same folds with the other choice of
         negated literals, which replaces the first guess only when it scores
-        higher beyond noise (:func:`_better_beyond_noise`).  Below ``AUTO_BINARIZER_MIN_RECORDS`` records nothing is
+        higher beyond noise (:func:`_better_beyond_noise`).  A candidate whose
+        negated literals would pass ``AUTO_NEGATION_MAX_ENTRIES`` is fitted
+        and chosen without them.  Below ``AUTO_BINARIZER_MIN_RECORDS`` records nothing is
         validated: the first candidate and the first guess (folds None).
         Sets ``binarizer_scores_`` and ``negations_scores_``; the folds
         returned are the winner's prefix counts (see :meth:`_fold_curves`),
@@ -824,12 +843,17 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         clone(candidates[first]).fit(X)   # bad values (NaN, infinity) get the binarizer's own message, once
         if Yb.shape[0] < AUTO_BINARIZER_MIN_RECORDS:
             return candidates[first], negations, None
-        curves = self._fold_curves(X, {name: dict(binarizer=c, negations=negations)
+        # Which candidates may have negated literals at all (AUTO_NEGATION_MAX_ENTRIES).
+        allowed = {name: self.negations != "auto" or self._negations_in_budget(clone(c).fit_transform(X))
+                   for name, c in candidates.items()}
+        curves = self._fold_curves(X, {name: dict(binarizer=c, negations=negations and allowed[name])
                                        for name, c in candidates.items()}, Yb)
         self.binarizer_scores_ = {name: _pooled_micro_f1(folds) for name, folds in curves.items()}
         best = max(self.binarizer_scores_, key=lambda name: self.binarizer_scores_[name])   # first among equals
         folds = curves[best]
-        if self.negations == "auto":
+        if not allowed[best]:
+            negations = False
+        elif self.negations == "auto":
             other = self._fold_curves(X, {"other": dict(binarizer=candidates[best], negations=not negations)},
                                       Yb)["other"]
             self.negations_scores_ = {bool(negations): self.binarizer_scores_[best],
@@ -889,6 +913,15 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         """``negations="auto"``'s first guess: is the training label density at least AUTO_NEGATION_LABEL_DENSITY?"""
         cells = Yb.shape[0] * Yb.shape[1]
         return bool(cells > 0 and Yb.nnz / cells >= AUTO_NEGATION_LABEL_DENSITY)
+
+    @staticmethod
+    def _negations_in_budget(Xb):
+        """Would the negated literals of binary ``Xb`` occur at most AUTO_NEGATION_MAX_ENTRIES times?"""
+        Xb = sp.csr_array(Xb)
+        counts = np.bincount(Xb.indices, minlength=Xb.shape[1])
+        n = Xb.shape[0]
+        varying = (counts > 0) & (counts < n)   # the features that get a negated literal
+        return int((n - counts[varying]).sum()) <= AUTO_NEGATION_MAX_ENTRIES
 
     @staticmethod
     def _negated_features(Xb, negations):
