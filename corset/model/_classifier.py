@@ -198,7 +198,7 @@ def _prefix_counts(model, X_fit, Y_fit, X, Y):
 
 def _fold_curve(estimator, X_train, Y_train, X_test, Y_test):
     """Fit ``estimator`` (unpruned: its rules_ are the selection in order) on a fold; its prefix counts."""
-    estimator.fit(X_train, Y_train)
+    estimator._fit(X_train, Y_train, item_names=False)
     return _prefix_counts(estimator, X_train, Y_train, X_test, Y_test)
 
 
@@ -731,6 +731,12 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        return self._fit(X, Y, label_names, feature_names)
+
+    def _fit(self, X, Y, label_names=None, feature_names=None, item_names=True):
+        """:meth:`fit`; with ``item_names=False`` (the internal validation's fold fits, whose
+        models are only scored) the items get no readable names: ``feature_names_`` and the rules
+        name them ``item0``, ``item1``..., and a wide binarization skips writing its names."""
         from ..sampling import CandidateGenerator
         from ..selection import greedy_selection
 
@@ -759,7 +765,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             curves = None
         self.n_rules_validated_, self.validation_curve_ = (None, None) if curves is None else _validated_length(curves)
         self.features_ = RawFeatures(binarizer)
-        Xb, self.feature_names_ = self.features_.fit_transform(X, feature_names, converted=converted)
+        Xb, self.feature_names_ = self.features_.fit_transform(X, feature_names, converted=converted,
+                                                                item_names=item_names)
         self.n_items_ = Xb.shape[1]
         if Xb.shape[0] != Yb.shape[0]:
             raise ValueError(f"X and Y have different numbers of samples: {Xb.shape[0]} and {Yb.shape[0]}")
