@@ -214,3 +214,21 @@ def test_auto_negations_stay_off_past_the_occurrence_budget(monkeypatch):
     assert model.negated_features_.size == 0 and model.negations_scores_ is None
     assert seen and not any(seen)
     assert model.binarizer_scores_ is not None   # the cuts were still cross-validated
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_negation_occurrences_from_rates_equal_those_of_the_binary_matrix(seed):
+    """The cut candidates are measured by their fitted positive rates, binary X by its matrix: one count."""
+    from corset.model._classifier import (AUTO_BINARIZER_PERCENTILES, CorsetClassifier as C,
+                                          _negation_occurrences)
+    from corset.preprocessing import PercentileBinarizer
+
+    rng = np.random.RandomState(seed)
+    X = np.column_stack([rng.normal(size=90), rng.poisson(0.5, 90), np.ones(90), rng.randint(0, 3, 90)]).astype(float)
+    for percentile in AUTO_BINARIZER_PERCENTILES.values():
+        b = PercentileBinarizer(percentile=percentile).fit(X)
+        Xb = sp.csr_array(b.transform(X))
+        counts = np.bincount(Xb.indices, minlength=Xb.shape[1])
+        expected = int(sum(90 - c for c in counts if 0 < c < 90))
+        assert _negation_occurrences(np.rint(b.positive_rate_ * 90), 90) == expected
+        assert C._negations_in_budget(Xb) == (expected <= 20_000_000)

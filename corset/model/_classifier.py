@@ -196,6 +196,13 @@ def _prefix_counts(model, X_fit, Y_fit, X, Y):
     return tp, fp, fn
 
 
+def _negation_occurrences(counts, n):
+    """How often the negated literals of items held by ``counts`` of n records occur (constant items get none)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    varying = (counts > 0) & (counts < n)
+    return int((n - counts[varying]).sum())
+
+
 def _fold_curve(estimator, X_train, Y_train, X_test, Y_test):
     """Fit ``estimator`` (unpruned: its rules_ are the selection in order) on a fold; its prefix counts."""
     estimator._fit(X_train, Y_train, item_names=False)
@@ -847,12 +854,15 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         which ``validated_stop`` reuses.
         """
         first = next(iter(candidates))
-        clone(candidates[first]).fit(X)   # bad values (NaN, infinity) get the binarizer's own message, once
+        # Each candidate fitted once on all of X: a bad value gets the binarizer's own message, and
+        # its items' positive rates say whether negated literals fit AUTO_NEGATION_MAX_ENTRIES.
+        fitted = {name: clone(c).fit(X) for name, c in candidates.items()}
         if Yb.shape[0] < AUTO_BINARIZER_MIN_RECORDS:
             return candidates[first], negations, None
-        # Which candidates may have negated literals at all (AUTO_NEGATION_MAX_ENTRIES).
-        allowed = {name: self.negations != "auto" or self._negations_in_budget(clone(c).fit_transform(X))
-                   for name, c in candidates.items()}
+        n = X.shape[0]   # the records the rates are shares of
+        allowed = {name: self.negations != "auto"
+                   or _negation_occurrences(np.rint(b.positive_rate_ * n), n) <= AUTO_NEGATION_MAX_ENTRIES
+                   for name, b in fitted.items()}
         curves = self._fold_curves(X, {name: dict(binarizer=c, negations=negations and allowed[name])
                                        for name, c in candidates.items()}, Yb)
         self.binarizer_scores_ = {name: _pooled_micro_f1(folds) for name, folds in curves.items()}
@@ -926,9 +936,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         """Would the negated literals of binary ``Xb`` occur at most AUTO_NEGATION_MAX_ENTRIES times?"""
         Xb = sp.csr_array(Xb)
         counts = np.bincount(Xb.indices, minlength=Xb.shape[1])
-        n = Xb.shape[0]
-        varying = (counts > 0) & (counts < n)   # the features that get a negated literal
-        return int((n - counts[varying]).sum()) <= AUTO_NEGATION_MAX_ENTRIES
+        return _negation_occurrences(counts, Xb.shape[0]) <= AUTO_NEGATION_MAX_ENTRIES
 
     @staticmethod
     def _negated_features(Xb, negations):
