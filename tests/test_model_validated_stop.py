@@ -132,3 +132,20 @@ def test_bad_value_names_the_parameter():
     X, Y = noisy_data(0)
     with pytest.raises(ValueError, match="validated_stop"):
         CorsetClassifier(validated_stop="yes").fit(X, Y)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_validated_cut_known_before_the_fit_stops_the_selection_there(seed):
+    """Without the F1 stop (no negated literals here), the selection runs only to the validated k: the
+    same rules as the whole selection cut at k, and as the unvalidated fit with a budget of k + 1."""
+    X, Y = noisy_data(seed)
+    params = dict(SMALL, negations=False)
+    model = CorsetClassifier(random_state=seed, validated_stop=True, **params).fit(X, Y)
+    k = model.n_rules_validated_
+    whole = CorsetClassifier(random_state=seed, validated_stop=False, prune_redundant=False, **params).fit(X, Y)
+    if k is None:
+        assert model.selection_.rules == whole.selection_.rules
+        return
+    assert model.selection_.rules == whole.selection_.rules[:max(k, 1)]
+    cut = CorsetClassifier(random_state=seed, validated_stop=False, **{**params, "n_rules": k + 1}).fit(X, Y)
+    assert [(r.head, r.negated, r.tail) for r in model.rules_] == [(r.head, r.negated, r.tail) for r in cut.rules_]

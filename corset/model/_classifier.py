@@ -498,7 +498,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         Smoothed training frequency of each label, ``(count + 1) / (n + 2)``.
     selection_ : corset.selection.SelectionResult
         The selection's record: gains, objective, stop reason, and the
-        training micro-F1 path of ``f1_patience``.  Its rules' heads are ids
+        training micro-F1 path of ``f1_patience``.  When ``validated_stop``
+        cut the list before the fit (and neither the F1 stop nor round 2
+        is used), the selection ran only that far.  Its rules' heads are ids
         of literals: ``j < n_items_`` is binary item j, ``n_items_ + i`` is
         ``NOT negated_features_[i]``.
     negated_features_ : ndarray of int64
@@ -810,13 +812,19 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             callback = lambda step: bar.update(1)  # noqa: E731
         # The default rule counts against the budget (BOOMER's habit).
         budget = params["n_rules"] - 1 if self.default_rule and params["n_rules"] > 1 else params["n_rules"]
+        f1_patience = self._resolve_f1_patience(params["f1_patience"])
+        if self.n_rules_validated_ is not None and f1_patience is None and not self.second_round:
+            # The validated cut is known before the selection: Algorithm 1's first k steps are the same
+            # whatever comes after them, so the selection stops there (selection_ then ends at k).
+            # Not with the F1 stop, which may keep a shorter prefix of a longer run, nor with round 2,
+            # whose pool is every round-1 pool.
+            budget = max(1, min(budget, self.n_rules_validated_))
         try:
             result = greedy_selection(data, generator, n_rules=budget, lam=params["lam"],
                                       quality=params["quality"], tol=self._resolve_tol(params["tol"], data),
                                       second_round=bool(self.second_round), callback=callback,
                                       patience=params["patience"], share_criterion=params["share_criterion"],
-                                      min_support=params["min_support"],
-                                      f1_patience=self._resolve_f1_patience(params["f1_patience"]))
+                                      min_support=params["min_support"], f1_patience=f1_patience)
         finally:
             if bar is not None:
                 bar.close()
