@@ -14,8 +14,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from corset import BinaryData
+from corset._ext import _selection
 from corset.selection import rule_statistics, select_rules
-from corset.selection._greedy import _fixed_pool_greedy, _fresh_pool_step
+from corset.selection._greedy import _base_eligibility, _FixedPool, _greedy, _State
+from corset.selection._objective import _areas
+from corset.selection._stopping import RuleBudget
 
 from .common import SEED, require_data
 
@@ -42,6 +45,27 @@ def _bibtex_matrices():
                          shape=(max(rows) + 1, n_attributes))
         M = (M != 0).astype(np.uint8)
         return sp.csr_array(M[:, :n_attributes - 159]), sp.csr_array(M[:, n_attributes - 159:])
+
+
+def fresh_pool_step(data, state, stats, lam, submodular):
+    """What a round-1 step does with a fresh pool's statistics: eligibility, the distance sums to the
+    chosen rules, then the gains and their arg max (as ``_GeneratedPools.step`` without its store)."""
+    eligible = _base_eligibility(stats, False)
+    sums = np.zeros(len(stats), dtype=np.float64)
+    if lam > 0 and len(state):
+        _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr, stats.tail_ids,
+                                     eligible, *state.chosen_csr(), sums)
+    return _areas(data, stats, state.covered, state.best_accuracy, lam, sums, submodular, eligible,
+                  coverage=state.coverage)
+
+
+def selected_state(data, stats, n_selected, lam, submodular):
+    """The state of a greedy run that selected ``n_selected`` rules from ``stats`` (a fixed pool)."""
+    if n_selected == 0:
+        return _State(data)
+    source = _FixedPool(data, stats, lam, submodular, False, 1)
+    state, _ = _greedy(data, source, [RuleBudget(n_selected)], round_number=1, callback=None)
+    return state
 
 
 def record_pool(X, Y, n, seed):
@@ -75,26 +99,20 @@ class GreedyStep:
         self.submodular = quality == "submodular"
         big = rule_statistics(self.data, big_pool, deduplicate=True)
         # A realistic state: the rules a selection of n_selected would hold.
-        self.state, _ = _fixed_pool_greedy(
-            self.data, big, budget=max(n_selected, 1), lam=LAM, submodular=self.submodular, tol=None,
-            keep_stopping_rule=True, allow_empty_coverage=False, callback=None, round_number=1)
-        if n_selected == 0:
-            from corset.selection._greedy import _State
-
-            self.state = _State(self.data)
+        self.state = selected_state(self.data, big, n_selected, LAM, self.submodular)
         self.pool = pool
         self.stats = rule_statistics(self.data, pool, deduplicate=True)
 
     def time_step(self, cache, n_selected, quality):
         """Validation + pool statistics + distances + gains: what a round-1 step costs."""
         stats = rule_statistics(self.data, self.pool, deduplicate=True)
-        _fresh_pool_step(self.data, self.state, stats, LAM, self.submodular, False)
+        fresh_pool_step(self.data, self.state, stats, LAM, self.submodular)
 
     def time_pool_statistics(self, cache, n_selected, quality):
         rule_statistics(self.data, self.pool, deduplicate=True)
 
     def time_gains(self, cache, n_selected, quality):
-        _fresh_pool_step(self.data, self.state, self.stats, LAM, self.submodular, False)
+        fresh_pool_step(self.data, self.state, self.stats, LAM, self.submodular)
 
 
 class SelectFromPool:
