@@ -43,3 +43,43 @@ def test_the_selection_benchmarks_greedy_state_and_step(suite):
     areas, gains, best = selection.fresh_pool_step(data, state, stats, 1.0, True)
     assert areas.shape == gains.shape == (len(stats),) and 0 <= best < len(stats)
     assert np.isfinite(gains).all()
+
+
+# Classes whose setup alone takes more than a few seconds (10^6 records).
+HEAVY = {"SyntheticMillion"}
+
+
+def _classes():
+    import inspect
+
+    found = []
+    for module in MODULES:
+        text = (BENCH / "benchmarks" / f"{module}.py").read_text()
+        for line in text.splitlines():
+            if line.startswith("class ") and line[6:].split("(")[0].split(":")[0] not in HEAVY:
+                found.append((module, line[6:].split("(")[0].split(":")[0]))
+    return found
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("module, name", _classes())
+def test_every_benchmark_sets_up_with_its_first_parameters(suite, module, name, data_dir, monkeypatch):
+    """asv calls setup_cache and setup before timing: each class's, with its first parameters, runs."""
+    import itertools
+
+    monkeypatch.setenv("CORSET_DATA", str(data_dir))
+    cls = getattr(suite(module), name)
+    params = getattr(cls, "params", None)
+    if params is None:
+        first = ()
+    elif isinstance(params, list) and params and not isinstance(params[0], (list, tuple)):
+        first = (params[0],)
+    else:
+        first = next(itertools.product(*params))
+    bench = cls()
+    args = (bench.setup_cache(),) if hasattr(bench, "setup_cache") else ()
+    if hasattr(bench, "setup"):
+        try:
+            bench.setup(*args, *first)
+        except NotImplementedError as exc:   # asv's "skipped" (e.g. a dataset whose tail space overflows)
+            pytest.skip(str(exc))

@@ -100,13 +100,13 @@ class NegatedLiterals:
 
         X, Y, _, _ = binarized_benchmark("emotions")
         base = BinaryData(X, Y)
-        negated = CorsetClassifier._negated_features(base.X, base.Y, True)   # as a fit chooses them
+        negated = CorsetClassifier._negated_features(base.X, True)   # as a fit chooses them
         self.data = data = BinaryData.with_negations(base.X, base.Y, negated)
         self.tails = TailSampler(data).sample(50, SEED)
         rng = np.random.RandomState(SEED)
         rules = {(tuple(sorted(rng.choice(data.n_features, size=rng.randint(1, 4), replace=False).tolist())),
                   (int(rng.randint(data.n_labels)),)) for _ in range(5000)}
-        _, self.arrays, _ = check_rules(sorted(rules), data.n_features, data.n_labels)
+        self.arrays = check_rules(sorted(rules), data.n_features, data.n_labels).arrays
         f, lab = data.feature_records, data.label_records
         self.index = (f.indptr, f.ids, lab.indptr, lab.ids, data.n_records)
         self.bits = data.column_bitsets() if bits else ()
