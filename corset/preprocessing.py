@@ -831,20 +831,19 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             # them rank by rank at once; the others (true at 0) column by column, as complements.
             literals = []
             cut_columns = np.flatnonzero(cut)
-            n_cuts = np.zeros(kinds.size, dtype=np.int64)
-            n_cuts[cut_columns] = [self._cuts[j].size for j in cut_columns]
             in_cut = cut[entry_col]
-            for r in range(int(n_cuts.max()) if cut_columns.size else 0):
-                has = cut_columns[n_cuts[cut_columns] > r]
-                thresholds = np.zeros(kinds.size)
-                thresholds[has] = [self._cuts[j][r] for j in has]
+            threshold = np.zeros(kinds.size)   # each input column's threshold of the current rank
+            for r, has, thresholds in self._cut_ranks(cut_columns, 0.0):
+                threshold[cut_columns] = thresholds
+                ranked = cut_columns[has]
                 for negated in (False, True)[:self._per_cut]:
-                    sparse_ok = np.zeros(kinds.size, dtype=bool)
-                    sparse_ok[has] = (compare(0.0, thresholds[has]) != negated) == 0
-                    for j in has[~sparse_ok[has]]:
-                        literals.append((j, start[j] + self._per_cut * r + negated, thresholds[j], negated))
-                    entries = np.flatnonzero(in_cut & sparse_ok[entry_col])
-                    hit = entries[compare(X.data[entries], thresholds[entry_col[entries]]) != negated]
+                    # The literal compare(x, t) != negated is false at 0 exactly when compare(0, t) == negated.
+                    false_at_zero = np.zeros(kinds.size, dtype=bool)
+                    false_at_zero[ranked] = compare(0.0, threshold[ranked]) == negated
+                    for j in ranked[~false_at_zero[ranked]]:
+                        literals.append((j, start[j] + self._per_cut * r + negated, threshold[j], negated))
+                    entries = np.flatnonzero(in_cut & false_at_zero[entry_col])
+                    hit = entries[compare(X.data[entries], threshold[entry_col[entries]]) != negated]
                     rows.append(X.indices[hit])
                     cols.append(start[entry_col[hit]] + self._per_cut * r + negated)
         rows.append(X.indices[keep])
@@ -865,6 +864,17 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         out.sort_indices()
         return out
 
+    def _cut_ranks(self, columns, missing):
+        """Per cut rank r: ``(r, has, thresholds)``, ``has`` the positions in ``columns`` of the threshold
+        columns with an r-th cut and ``thresholds`` each column's r-th cut (``missing`` where it has none)."""
+        cuts = [self._cuts[j] for j in columns]
+        n_cuts = np.fromiter((c.size for c in cuts), dtype=np.int64, count=len(cuts))
+        for r in range(int(n_cuts.max()) if n_cuts.size else 0):
+            has = np.flatnonzero(n_cuts > r)
+            thresholds = np.full(len(cuts), missing, dtype=np.float64)
+            thresholds[has] = [cuts[i][r] for i in has]
+            yield r, has, thresholds
+
     def _write_block_cuts(self, out, start, block, values, compare):
         """The literals of every threshold column of ``block`` (dense ``values``) into ``out``, by cut rank.
 
@@ -874,12 +884,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         column has fewer: never above), so the work is a few array
         operations per block, not a few per column.
         """
-        cuts = [self._cuts[j] for j in block]
-        n_cuts = np.fromiter((c.size for c in cuts), dtype=np.int64, count=len(cuts))
-        for r in range(int(n_cuts.max()) if n_cuts.size else 0):
-            has = np.flatnonzero(n_cuts > r)
-            thresholds = np.full(len(block), np.inf)
-            thresholds[has] = [cuts[i][r] for i in has]
+        for r, has, thresholds in self._cut_ranks(block, np.inf):
             above = compare(values, thresholds)[:, has]
             columns = start[block[has]] + self._per_cut * r
             out[:, columns] = above

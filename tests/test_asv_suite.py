@@ -5,6 +5,7 @@ one failing import hides the whole suite.  The selection benchmark's own
 step helper is also run on a small case.
 """
 import importlib
+import re
 from pathlib import Path
 
 import numpy as np
@@ -50,14 +51,14 @@ HEAVY = {"SyntheticMillion"}
 
 
 def _classes():
-    import inspect
-
+    """``(module, class name)`` of every asv class but the HEAVY ones, read from the files (no import
+    while tests are collected)."""
     found = []
     for module in MODULES:
-        text = (BENCH / "benchmarks" / f"{module}.py").read_text()
-        for line in text.splitlines():
-            if line.startswith("class ") and line[6:].split("(")[0].split(":")[0] not in HEAVY:
-                found.append((module, line[6:].split("(")[0].split(":")[0]))
+        for line in (BENCH / "benchmarks" / f"{module}.py").read_text().splitlines():
+            match = re.match(r"class (\w+)", line)
+            if match and match.group(1) not in HEAVY:
+                found.append((module, match.group(1)))
     return found
 
 
