@@ -327,7 +327,7 @@ def test_default_rule_predicts_frequent_labels_everywhere():
 def test_default_rule_counts_against_the_budget():
     X, Y = _frequent_label_data(1)
     for n_rules in (1, 2, 3):
-        clf = CorsetClassifier(random_state=0, **dict(FAST, n_rules=n_rules)).fit(X, Y)
+        clf = CorsetClassifier(random_state=0, validated_stop=False, **dict(FAST, n_rules=n_rules)).fit(X, Y)
         assert len(clf.rules_) <= n_rules
         if n_rules == 1:
             # No room for both: the selection keeps its one rule, no default rule.
@@ -347,7 +347,7 @@ def test_label_precision_of_every_rule_by_brute_force():
     X = (rng.rand(120, 12) < 0.3).astype(np.uint8)
     Y = ((X[:, :4] | (rng.rand(120, 4) < 0.15)) & (rng.rand(120, 4) < 0.9)).astype(np.uint8)
     for negations in (False, True):
-        clf = CorsetClassifier(n_rules=20, random_state=0, negations=negations).fit(X, Y)
+        clf = CorsetClassifier(n_rules=20, random_state=0, negations=negations, validated_stop=False).fit(X, Y)
         assert negations == any(r.negated for r in clf.rules_)
         for rule in clf.rules_:
             matched = np.all(X[:, list(rule.head)] == 1, axis=1) & np.all(X[:, list(rule.negated)] == 0, axis=1)

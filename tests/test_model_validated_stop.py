@@ -1,4 +1,4 @@
-"""validated_stop: the rule list cut where held-out data says the rest hurts, checked against brute force."""
+"""validated_stop: rare rules left out and the rule list cut where held-out data says so, checked by brute force."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -7,7 +7,8 @@ from sklearn.model_selection import KFold
 from corset.datasets import make_rule_data
 from corset.model import CorsetClassifier, Rule
 from corset.selection import default_tail
-from corset.model._classifier import VALIDATED_STOP_FOLDS, _prefix_counts, _validated_length
+from corset.model._classifier import (VALIDATED_STOP_FOLDS, _prefix_counts, _prefix_curves, _support_grid,
+                                      _validated_length, _validated_support)
 
 SMALL = dict(n_rules=80, n_tails=10, n_heads_per_tail=5)
 
@@ -74,40 +75,90 @@ def test_validated_length_cuts_only_beyond_noise():
     assert _validated_length(folds)[0] == 1
 
 
+def without_rare(model, threshold):
+    """A copy of a fitted model without its rules matched by fewer than ``threshold`` training records."""
+    copy = CorsetClassifier.from_dict(model.to_dict())
+    copy.rules_ = [r for r in model.rules_ if r.n_literals and r.n_matched >= threshold]
+    return copy
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_prefix_curves_are_those_of_the_models_without_rare_rules(seed):
+    X, Y = noisy_data(seed)
+    model = CorsetClassifier(random_state=seed, prune_redundant=False, validated_stop=False,
+                             **SMALL).fit(X[:300], Y[:300])
+    matched = sorted({r.n_matched for r in model.rules_ if r.n_literals})
+    thresholds = [0, 2.5, matched[len(matched) // 2], matched[-1] + 1]   # every rule ... none
+    curves = _prefix_curves(model, X[:300], Y[:300], X[300:], Y[300:], thresholds)
+    for threshold, (tp, fp, fn) in zip(thresholds, curves):
+        expected = brute_counts(without_rare(model, threshold), X[:300], Y[:300], X[300:], Y[300:])
+        np.testing.assert_array_equal(np.vstack([tp, fp, fn]), expected)
+
+
+def test_support_grid():
+    assert _support_grid(2) == [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
+    assert _support_grid(1) == [1, 2, 3, 4, 6, 8, 12, 16, 24, 32]
+
+
+def test_validated_support_takes_the_best_scoring_least_support():
+    def curve(f1s, positives=100):
+        tp = np.asarray(f1s) * positives
+        return tp, np.zeros_like(tp), 2 * tp * (1 - np.asarray(f1s)) / np.asarray(f1s)
+    every = [curve([0.3, 0.5, 0.52, 0.50]), curve([0.3, 0.5, 0.53, 0.51]), curve([0.3, 0.5, 0.51, 0.49])]
+    frequent = [curve([0.3, 0.5, 0.55]), curve([0.3, 0.5, 0.56]), curve([0.3, 0.5, 0.54])]
+    rarest_out = [curve([0.3, 0.5]), curve([0.3, 0.51]), curve([0.3, 0.49])]
+    folds = [list(f) for f in zip(every, frequent, rarest_out)]
+    m, k, mean, scores = _validated_support(folds, [2, 3, 4])
+    assert m == 3 and k is None                         # the list without the rarest rules, kept whole
+    np.testing.assert_allclose(mean, [0.3, 0.5, 0.55])
+    assert scores == pytest.approx({2: 0.52, 3: 0.55, 4: 0.5})
+    # A cut list competes with its cut score; equal scores go to the smallest least support.
+    folds = [[curve([0.3, 0.6, 0.4])] * 2 for _ in range(3)]
+    m, k, _, scores = _validated_support(folds, [2, 3])
+    assert (m, k) == (2, 1) and scores == pytest.approx({2: 0.6, 3: 0.6})
+
+
 @pytest.mark.parametrize("seed", [0, 2])
-def test_the_cut_is_the_validated_prefix_of_the_unvalidated_fit(seed):
-    """By hand: the folds and seeds, each fold's curve, the cut, and the final fit's first k rules."""
+def test_the_fit_is_the_unvalidated_selection_without_rare_rules_cut_at_k(seed):
+    """By hand: the folds and seeds, each fold's curves per least support, the choice, and the final fit."""
     X, Y = noisy_data(seed)
     model = CorsetClassifier(random_state=seed, validated_stop=True, **SMALL).fit(X, Y)
     seeds = np.random.RandomState(seed).randint(np.iinfo(np.int32).max, size=VALIDATED_STOP_FOLDS + 1)
     folds = KFold(VALIDATED_STOP_FOLDS, shuffle=True, random_state=int(seeds[0])).split(X)
+    grid = _support_grid(2)
     curves = []
     for (train, test), s in zip(folds, seeds[1:]):
         inner = CorsetClassifier(random_state=int(s), prune_redundant=False, validated_stop=False, **SMALL)
-        curves.append(brute_counts(inner.fit(X[train], Y[train]), X[train], Y[train], X[test], Y[test]))
-    k, mean = _validated_length(curves)
+        inner.fit(X[train], Y[train])
+        # The least support m on all records is m * |train| / n on the fold's.
+        curves.append([brute_counts(without_rare(inner, m * train.size / X.shape[0]), X[train], Y[train],
+                                    X[test], Y[test]) for m in grid])
+    m, k, mean, scores = _validated_support(curves, grid)
     np.testing.assert_allclose(model.validation_curve_, mean)
-    assert k is not None and model.n_rules_validated_ == k   # these two seeds are ones where the list is cut
+    assert (model.min_support_validated_, model.n_rules_validated_) == (m, k)
+    assert model.support_scores_ == pytest.approx(scores)
+    assert m > 2   # these two seeds are ones where rare rules are left out
     whole = CorsetClassifier(random_state=seed, validated_stop=False, prune_redundant=False, **SMALL).fit(X, Y)
-    # Validation does not change what the final fit draws: its selection is the unvalidated one, cut at k.
+    # Validation does not change what the final fit draws: its selection is the unvalidated one ...
     assert model.selection_.rules == whole.selection_.rules
+    # ... without the rules matched by fewer than m records, cut at k, then pruned.
+    kept = [(r.head, r.tail) for r in whole.rules_ if r.n_literals and r.n_matched >= m][:k]
     heads = [(r.head, r.tail) for r in model.rules_ if r.n_literals]
-    assert len(heads) <= k and set(heads) <= {(r.head, r.tail) for r in whole.rules_[:k]}
-    # The whole model is what a budget of k + 1 (k rules and the default rule) gives, provided the
-    # greedy's path to k rules does not depend on the budget (it does not here).
-    cut = CorsetClassifier(random_state=seed, validated_stop=False, **{**SMALL, "n_rules": k + 1}).fit(X, Y)
-    assert cut.selection_.rules == whole.selection_.rules[:k]
-    assert [(r.head, r.tail) for r in model.rules_] == [(r.head, r.tail) for r in cut.rules_]
+    assert set(heads) <= set(kept) and len(heads) <= len(kept)
+    assert all(r.n_matched >= m for r in model.rules_ if r.n_literals)
+    unpruned = CorsetClassifier(random_state=seed, validated_stop=True, prune_redundant=False, **SMALL).fit(X, Y)
+    assert [(r.head, r.tail) for r in unpruned.rules_ if r.n_literals] == kept
 
 
-def test_auto_validates_where_the_folds_are_fitted_anyway_or_the_budget_is_large():
+def test_auto_validates_from_30_records_unless_switched_off():
     Xb, Yb = noisy_data(0)                                                        # binary X
     auto = CorsetClassifier(random_state=0, **SMALL).fit(Xb, Yb)
-    assert auto.validation_curve_ is None and auto.n_rules_validated_ is None    # no folds fitted
-    large = CorsetClassifier(random_state=0, n_rules=151, n_tails=10, n_heads_per_tail=5).fit(Xb, Yb)
-    assert large.validation_curve_ is not None                                    # a budget above the default
+    assert auto.validation_curve_ is not None and auto.support_scores_ is not None
+    assert auto.min_support_validated_ in _support_grid(2)
     few = CorsetClassifier(random_state=0, validated_stop=True).fit(Xb[:20], Yb[:20])
-    assert few.validation_curve_ is None                                          # below 30 records
+    assert few.validation_curve_ is None and few.min_support_validated_ is None  # below 30 records
+    off = CorsetClassifier(random_state=0, validated_stop=False, **SMALL).fit(Xb, Yb)
+    assert off.validation_curve_ is None and off.support_scores_ is None
     rng = np.random.RandomState(0)
     X = rng.normal(size=(200, 5))
     Y = np.column_stack([X[:, 0] > 0.5, X[:, 1] + X[:, 2] > 0]).astype(np.uint8)
@@ -117,11 +168,25 @@ def test_auto_validates_where_the_folds_are_fitted_anyway_or_the_budget_is_large
     assert off.validation_curve_ is None and off.binarizer_scores_ == numeric.binarizer_scores_
 
 
+def test_a_dataframe_of_sparse_columns_gives_the_rules_of_its_matrix():
+    """The folds of a binary DataFrame read its numbers converted once: the same rules as from the matrix."""
+    pd = pytest.importorskip("pandas")
+    X, Y = noisy_data(1)
+    frame = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(X), columns=[f"w{j}" for j in range(X.shape[1])])
+    a = CorsetClassifier(random_state=1, **SMALL).fit(frame, Y)
+    b = CorsetClassifier(random_state=1, **SMALL).fit(sp.csr_array(X), Y)
+    assert a.validation_curve_ is not None
+    assert [(r.head, r.tail) for r in a.rules_] == [(r.head, r.tail) for r in b.rules_]
+    assert a.rules_[0].head_names[0].startswith("w")
+
+
 def test_the_cut_does_not_depend_on_n_jobs_and_survives_export():
     X, Y = noisy_data(0)
     one = CorsetClassifier(random_state=0, validated_stop=True, n_jobs=1, **SMALL).fit(X, Y)
     two = CorsetClassifier(random_state=0, validated_stop=True, n_jobs=2, **SMALL).fit(X, Y)
-    assert one.n_rules_validated_ == two.n_rules_validated_ is not None
+    assert one.validation_curve_ is not None
+    assert (one.n_rules_validated_, one.min_support_validated_) == (two.n_rules_validated_,
+                                                                    two.min_support_validated_)
     assert [(r.head, r.tail) for r in one.rules_] == [(r.head, r.tail) for r in two.rules_]
     back = CorsetClassifier.from_json(one.to_json())
     np.testing.assert_array_equal(back.predict(X), one.predict(X))
@@ -134,18 +199,18 @@ def test_bad_value_names_the_parameter():
         CorsetClassifier(validated_stop="yes").fit(X, Y)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, 2, 3])
 def test_a_validated_cut_known_before_the_fit_stops_the_selection_there(seed):
     """Without the F1 stop (no negated literals here), the selection runs only to the validated k: the
     same rules as the whole selection cut at k, and as the unvalidated fit with a budget of k + 1."""
     X, Y = noisy_data(seed)
-    params = dict(SMALL, negations=False)
+    # min_support=16: on these data the folds keep every selected rule (the grid's first least support)
+    # and cut the list; with rarer rules left out, k would count the others and the selection runs on.
+    params = dict(SMALL, negations=False, min_support=16)
     model = CorsetClassifier(random_state=seed, validated_stop=True, **params).fit(X, Y)
     k = model.n_rules_validated_
     whole = CorsetClassifier(random_state=seed, validated_stop=False, prune_redundant=False, **params).fit(X, Y)
-    if k is None:
-        assert model.selection_.rules == whole.selection_.rules
-        return
+    assert k is not None and model.min_support_validated_ == 16
     assert model.selection_.rules == whole.selection_.rules[:max(k, 1)]
     cut = CorsetClassifier(random_state=seed, validated_stop=False, **{**params, "n_rules": k + 1}).fit(X, Y)
     assert [(r.head, r.negated, r.tail) for r in model.rules_] == [(r.head, r.negated, r.tail) for r in cut.rules_]

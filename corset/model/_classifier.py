@@ -43,9 +43,8 @@ AUTO_BINARIZER_MIN_RECORDS = 10 * AUTO_BINARIZER_FOLDS
 """With fewer training records, ``binarizer="auto"`` does not cross-validate: it takes the first candidate."""
 """The cuts ``binarizer="auto"`` chooses between: the paper's single 90th percentile, or five percentiles."""
 VALIDATED_STOP_FOLDS = AUTO_BINARIZER_FOLDS
-"""With ``validated_stop``, the number of rules is chosen by this many folds (the binarizer's own folds)."""
-AUTO_VALIDATED_STOP_BUDGET = 150
-"""With ``validated_stop="auto"``, a budget ``n_rules`` above this (the default) is always validated."""
+"""With ``validated_stop``, the number of rules and their least support are chosen by this many folds
+(the binarizer's own folds)."""
 AUTO_NEGATION_LABEL_DENSITY = 0.2
 """With ``negations="auto"``, negated literals are used when the training label density
 (label occurrences / (records × labels)) is at least this."""
@@ -139,8 +138,12 @@ class _PrefixState:
     def __init__(self, model, X, Y):
         self.fired = sp.csc_array(model._fired(model._check_X(X)))
         self.truth = sp.csr_array(Y).toarray().astype(bool)
-        self.predicted = np.zeros_like(self.truth)
         self.count = np.count_nonzero(self.truth, axis=0).astype(np.int64)
+        self.reset()
+
+    def reset(self):
+        """Back to the empty prefix (the fired rules are kept)."""
+        self.predicted = np.zeros_like(self.truth)
         self.tp = np.zeros(self.truth.shape[1], dtype=np.int64)
         self.fp = np.zeros(self.truth.shape[1], dtype=np.int64)
 
@@ -175,6 +178,17 @@ def _prefix_counts(model, X_fit, Y_fit, X, Y):
     pairs not predicted before it, so the whole curve costs one pass over the
     rules.
     """
+    return _prefix_curves(model, X_fit, Y_fit, X, Y, [0])[0]
+
+
+def _prefix_curves(model, X_fit, Y_fit, X, Y, min_matched):
+    """:func:`_prefix_counts` of the rule list without its rare rules, for each threshold of ``min_matched``.
+
+    For a threshold t, the rules with a head matched by fewer than t
+    training records (``Rule.n_matched``) are left out, and entry k counts
+    the first k rules left (and the default rule after them).  Which rules
+    fire is computed once for every threshold.
+    """
     from ..selection._default import default_tail_from_counts
 
     fit, held_out = _PrefixState(model, X_fit, Y_fit), _PrefixState(model, X, Y)
@@ -186,14 +200,31 @@ def _prefix_counts(model, X_fit, Y_fit, X, Y):
         default = default_tail_from_counts(fit.count, fit.tp, fit.fp, n_fit)[0] if with_default else ()
         return held_out.totals(default)
 
-    counts = [point(0)]
-    for j, rule in enumerate(model.rules_):
-        if rule.n_literals:
-            fit.add(j, rule.tail)
-            held_out.add(j, rule.tail)
-            counts.append(point(len(counts)))
-    tp, fp, fn = (np.asarray(c, dtype=np.int64) for c in zip(*counts))
-    return tp, fp, fn
+    done = {}   # the rules a threshold keeps -> their curve (thresholds often keep the same rules)
+    out = []
+    for threshold in min_matched:
+        kept = tuple(j for j, rule in enumerate(model.rules_) if rule.n_literals and rule.n_matched >= threshold)
+        if kept not in done:
+            fit.reset()
+            held_out.reset()
+            counts = [point(0)]
+            for j in kept:
+                fit.add(j, model.rules_[j].tail)
+                held_out.add(j, model.rules_[j].tail)
+                counts.append(point(len(counts)))
+            done[kept] = tuple(np.asarray(c, dtype=np.int64) for c in zip(*counts))
+        out.append(done[kept])
+    return out
+
+
+def _support_grid(min_support):
+    """The least supports ``validated_stop`` chooses among: ``min_support`` times 1, 1.5, 2, 3, 4, 6 and 8.
+
+    A geometric grid (about √2 apart), so the choice is between rules of
+    different orders of rarity, not between neighbouring counts.  The first
+    is ``min_support`` itself: every selected rule.
+    """
+    return sorted({int(np.ceil(min_support * f)) for f in (1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32)})
 
 
 def _negation_occurrences(counts, n):
@@ -203,10 +234,11 @@ def _negation_occurrences(counts, n):
     return int((n - counts[varying]).sum())
 
 
-def _fold_curve(estimator, X_train, Y_train, X_test, Y_test):
-    """Fit ``estimator`` (unpruned: its rules_ are the selection in order) on a fold; its prefix counts."""
+def _fold_curve(estimator, X_train, Y_train, X_test, Y_test, min_matched=(0,)):
+    """Fit ``estimator`` (unpruned: its rules_ are the selection in order) on a fold; its prefix counts
+    for each threshold of ``min_matched`` (see :func:`_prefix_curves`)."""
     estimator._fit(X_train, Y_train, item_names=False)
-    return _prefix_counts(estimator, X_train, Y_train, X_test, Y_test)
+    return _prefix_curves(estimator, X_train, Y_train, X_test, Y_test, min_matched)
 
 
 def _micro_f1(tp, fp, fn):
@@ -214,6 +246,11 @@ def _micro_f1(tp, fp, fn):
     tp, fp, fn = (np.asarray(c, dtype=np.float64) for c in (tp, fp, fn))
     denominator = 2 * tp + fp + fn
     return np.divide(2 * tp, denominator, out=np.zeros(denominator.shape), where=denominator > 0)
+
+
+def _every_rule(folds):
+    """Each fold's curve of its whole rule list (the first least support of :func:`_support_grid`)."""
+    return [fold[0] for fold in folds]
 
 
 def _pooled_micro_f1(folds):
@@ -260,6 +297,23 @@ def _validated_length(curves):
     best = int(np.argmax(mean))   # the shortest among equals
     se = scores[:, best].std(ddof=1) / np.sqrt(len(curves)) if len(curves) > 1 else 0.0
     return (None if mean[-1] >= mean[best] - se else best), mean
+
+
+def _validated_support(curves, grid):
+    """``(least support, k, mean_curve, scores)``: which rare rules to leave out, and where to cut the rest.
+
+    ``curves`` holds, per fold, one (tp, fp, fn) triple per least support of
+    ``grid`` (see :func:`_prefix_curves`; the first is every rule).  Each
+    least support gets its cut from :func:`_validated_length` and its score:
+    the mean held-out micro-F1 of the rules it keeps, cut there.  The best
+    score wins, ties going to the smallest support (every rule the first
+    entry keeps): a rarer rule stays only when the folds score the lists
+    with it at least as high as the lists without it.
+    """
+    results = [_validated_length([fold[j] for fold in curves]) for j in range(len(grid))]
+    scores = [float(mean[-1] if k is None else mean[k]) for k, mean in results]
+    best = int(np.argmax(scores))   # the first among equals
+    return grid[best], results[best][0], results[best][1], dict(zip(grid, scores))
 
 
 def _check_2d(X):
@@ -325,7 +379,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     min_support : int, default=2
         **Selection.**  Candidate rules matched by fewer training records
         (``|D[R]|``) are not selected: by default no rule rests on a single
-        record.
+        record.  ``validated_stop`` may leave out more of the rare rules
+        (``min_support_validated_``).
     tol : float in [0, 1], "auto" or None, default="auto"
         **Stopping.**  τ: selection stops once the share of newly covered
         label occurrences falls to τ or below (Algorithm 1; which share, see
@@ -419,22 +474,28 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         scores of ``predict_proba`` may differ: they come from the best
         rule that fires); ``selection_`` keeps every selected rule.
     validated_stop : {"auto", True, False}, default="auto"
-        **Beyond the paper** (a stopping criterion).  Cut the selected rule
-        list where held-out data says its tail hurts: 3-fold
-        cross-validation on the training data scores each fold's fit on its
-        held-out records after each of its rules (micro-F1, with the default
-        rule the fit would add after them).  When the whole list's mean
-        score is below the best prefix's by more than the standard error of
-        the folds' scores there (more than noise), only the best prefix's k
-        rules are kept (then ``prune_redundant`` and the default rule);
-        otherwise every rule is.  So a larger ``n_rules`` cannot cost
-        accuracy that validation can see.  The mean scores are in
-        ``validation_curve_``.  "auto": when the folds are fitted anyway,
-        that is when ``binarizer="auto"`` chooses the cuts of numeric X (no
-        extra fit), and on any X when ``n_rules`` exceeds the default 150
-        (where later rules were seen to cost accuracy), at the cost of three
-        fits on two thirds of the data; True: always.  Never below 30
-        training records.
+        **Beyond the paper** (a stopping criterion).  Choose by 3-fold
+        cross-validation on the training data which rare rules to leave out
+        and where to cut the selected rule list.  Each fold's fit is scored
+        on its held-out records after each of its rules (micro-F1, with the
+        default rule the fit would add after them), once with every rule and
+        once without the rules matched by fewer than m training records, for
+        each least support m of ``min_support`` times 1, 1.5, 2, 3, ..., 32
+        (counted as the same share of a fold's records).  For each m the
+        list is cut at its best prefix only when the whole list's mean score
+        is below the best prefix's by more than the standard error of the
+        folds' scores there (more than noise).  The m whose (cut) lists
+        score best wins, ties going to the smallest: a rarer rule is kept
+        only when the folds score better with it.  The final fit's selection
+        then loses its rules matched by fewer than
+        ``min_support_validated_`` records and is cut after
+        ``n_rules_validated_`` of the others.  So a larger ``n_rules``
+        cannot cost accuracy that validation can see, and rules fitting a
+        handful of records go when they do not generalise.  On numeric data
+        the folds are those that choose the binarizer's cuts (no extra fit);
+        on binary data they cost three fits on two thirds of the data.
+        "auto" and True: validate whenever there are at least 30 training
+        records; False: keep every selected rule.
     random_state : None, int or RandomState, default=None
         **Execution.**  Resolved once per fit; the same int gives the same
         rules, for any ``n_jobs``.
@@ -471,10 +532,21 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         The number of binary items (``len(feature_names_)``).
     validation_curve_ : ndarray of float64 or None
         With ``validated_stop``: the mean held-out micro-F1 over the folds
-        after 0, 1, 2... selected rules (index k: the first k rules and the
-        default rule); None when no validation ran.
+        after 0, 1, 2... selected rules matched by at least
+        ``min_support_validated_`` records (index k: the first k of them and
+        the default rule); None when no validation ran.
+    min_support_validated_ : int or None
+        The least support ``validated_stop`` chose: selected rules matched
+        by fewer training records (``Rule.n_matched``) were left out; equal
+        to ``min_support`` when every selected rule was kept; None when no
+        validation ran.
+    support_scores_ : dict or None
+        With ``validated_stop``: for each least support tried, the mean
+        held-out micro-F1 of the folds' rule lists without the rarer rules,
+        cut where ``validated_stop`` would cut them.
     n_rules_validated_ : int or None
-        The number k of selected rules ``validated_stop`` kept (before
+        The number k of selected rules ``validated_stop`` kept among those
+        matched by at least ``min_support_validated_`` records (before
         ``prune_redundant`` and the default rule); None when it kept them
         all or no validation ran.
     binarizer_scores_ : dict or None
@@ -500,7 +572,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         The selection's record: gains, objective, stop reason, and the
         training micro-F1 path of ``f1_patience``.  When ``validated_stop``
         cut the list before the fit (and neither the F1 stop nor round 2
-        is used), the selection ran only that far.  Its rules' heads are ids
+        is used, and no rare rule is left out), the selection ran only that far.  Its rules' heads are ids
         of literals: ``j < n_items_`` is binary item j, ``n_items_ + i`` is
         ``NOT negated_features_[i]``.
     negated_features_ : ndarray of int64
@@ -766,13 +838,20 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             auto = RawFeatures.auto_candidates(X, AUTO_BINARIZER_PERCENTILES, converted=converted)
             if auto is not None:   # numeric X: the cuts are a choice, made by cross-validation
                 binarizer, negations, curves = self._cross_validated_binarizer(*auto, Yb, negations)
-        validate = self.validated_stop is True or (self.validated_stop == "auto"
-                                                   and params["n_rules"] > AUTO_VALIDATED_STOP_BUDGET)
-        if validate and curves is None and Yb.shape[0] >= AUTO_BINARIZER_MIN_RECORDS:
-            curves = self._fold_curves(X, {"given": dict(binarizer=binarizer, negations=negations)}, Yb)["given"]
+        if self.validated_stop is not False and curves is None and Yb.shape[0] >= AUTO_BINARIZER_MIN_RECORDS:
+            # The folds read X's numbers, converted once (a DataFrame's rows are slow to take), unless
+            # a transformer of the user's reads X itself or nominal columns need the DataFrame.
+            fold_X = converted[0] if isinstance(binarizer, str) and not converted[2].any() else X
+            curves = self._fold_curves(fold_X, {"given": dict(binarizer=binarizer, negations=negations)},
+                                       Yb)["given"]
         if self.validated_stop is False:
             curves = None
-        self.n_rules_validated_, self.validation_curve_ = (None, None) if curves is None else _validated_length(curves)
+        if curves is None:
+            self.min_support_validated_, self.n_rules_validated_, self.validation_curve_ = None, None, None
+            self.support_scores_ = None
+        else:
+            (self.min_support_validated_, self.n_rules_validated_, self.validation_curve_,
+             self.support_scores_) = _validated_support(curves, _support_grid(params["min_support"]))
         self.features_ = RawFeatures(binarizer)
         Xb, self.feature_names_ = self.features_.fit_transform(X, feature_names, converted=converted,
                                                                 item_names=item_names)
@@ -813,11 +892,12 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         # The default rule counts against the budget (BOOMER's habit).
         budget = params["n_rules"] - 1 if self.default_rule and params["n_rules"] > 1 else params["n_rules"]
         f1_patience = self._resolve_f1_patience(params["f1_patience"])
-        if self.n_rules_validated_ is not None and f1_patience is None and not self.second_round:
+        if (self.n_rules_validated_ is not None and f1_patience is None and not self.second_round
+                and self.min_support_validated_ == params["min_support"]):
             # The validated cut is known before the selection: Algorithm 1's first k steps are the same
             # whatever comes after them, so the selection stops there (selection_ then ends at k).
             # Not with the F1 stop, which may keep a shorter prefix of a longer run, nor with round 2,
-            # whose pool is every round-1 pool.
+            # whose pool is every round-1 pool, nor when rare rules are left out (k counts the others).
             budget = max(1, min(budget, self.n_rules_validated_))
         try:
             result = greedy_selection(data, generator, n_rules=budget, lam=params["lam"],
@@ -829,11 +909,20 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             if bar is not None:
                 bar.close()
         self.selection_ = result
+        keep = np.arange(len(result.rules))
+        if self.min_support_validated_ is not None and self.min_support_validated_ > params["min_support"]:
+            # The rare rules the folds scored better without (Rule.n_matched: the records with head and tail).
+            from ..selection import rule_statistics
+
+            matched = rule_statistics(data, result.rules).rule_counts if result.rules else np.zeros(0)
+            keep = np.flatnonzero(matched >= self.min_support_validated_)
+        if self.n_rules_validated_ is not None:
+            keep = keep[:self.n_rules_validated_]
         kept = result
-        if self.n_rules_validated_ is not None and self.n_rules_validated_ < len(result.rules):
-            k = self.n_rules_validated_
-            kept = dataclasses.replace(result, rules=result.rules[:k], gains=result.gains[:k],
-                                       areas=result.areas[:k], shares=result.shares[:k])
+        if keep.size < len(result.rules):
+            kept = dataclasses.replace(result, rules=[result.rules[i] for i in keep],
+                                       **{name: np.asarray(getattr(result, name))[keep]
+                                          for name in ("gains", "areas", "shares")})
         self.rules_ = self._make_rules(data, kept)
         if self.prune_redundant:
             self.rules_ = _without_redundant(self.rules_)
@@ -873,7 +962,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                    for name, b in fitted.items()}
         curves = self._fold_curves(X, {name: dict(binarizer=c, negations=negations and allowed[name])
                                        for name, c in candidates.items()}, Yb)
-        self.binarizer_scores_ = {name: _pooled_micro_f1(folds) for name, folds in curves.items()}
+        # The cuts and negations are chosen on every selected rule (each fold's first curve).
+        self.binarizer_scores_ = {name: _pooled_micro_f1(_every_rule(folds)) for name, folds in curves.items()}
         best = max(self.binarizer_scores_, key=lambda name: self.binarizer_scores_[name])   # first among equals
         folds = curves[best]
         if not allowed[best]:
@@ -882,19 +972,20 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             other = self._fold_curves(X, {"other": dict(binarizer=candidates[best], negations=not negations)},
                                       Yb)["other"]
             self.negations_scores_ = {bool(negations): self.binarizer_scores_[best],
-                                      not negations: _pooled_micro_f1(other)}
-            if _better_beyond_noise(other, folds):
+                                      not negations: _pooled_micro_f1(_every_rule(other))}
+            if _better_beyond_noise(_every_rule(other), _every_rule(folds)):
                 negations, folds = not negations, other
         return candidates[best], bool(negations), folds
 
     def _fold_curves(self, X, candidates, Yb):
-        """Per candidate, per fold: the held-out (tp, fp, fn) after each prefix of the fold's rules.
+        """Per candidate, per fold, per least support: the held-out (tp, fp, fn) after each prefix.
 
         ``candidates`` maps a name to the parameters that differ from this
         estimator's (the binarizer, negations).  ``VALIDATED_STOP_FOLDS``
         shuffled folds; each fold is fitted with this estimator's parameters
         and the candidate's (no pruning, no validation of its own) and scored
-        by :func:`_prefix_counts`.  The
+        by :func:`_prefix_curves`, once for each least support of
+        :func:`_support_grid` (the first keeps every rule).  The
         folds and the fits' seeds are drawn from a copy of the estimator's
         random state, so the final fit draws what it would draw without the
         validation.
@@ -911,12 +1002,16 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         Yb = sp.csr_array(Yb)
         tasks = [(name, candidate, train, test, int(seed)) for name, candidate in candidates.items()
                  for (train, test), seed in zip(folds, seeds[1:])]
+        # A least support m on all n records is m · |train| / n on a fold's training records: the
+        # same share of the records (a fold's rules are matched by fewer records than the final fit's).
+        grid = _support_grid(self.min_support)
         # The fold fits are independent and seeded: with n_jobs, they run side by side in joblib's
         # worker processes, each on one thread, and give the same curves as one after another.
         n_jobs = min(_resolve_n_jobs(self.n_jobs), len(tasks))
         jobs = ((self._inner_estimator(**candidate, random_state=seed, prune_redundant=False, validated_stop=False,
                                        n_jobs=1 if n_jobs > 1 else self.n_jobs),
-                 _safe_indexing(X, train), Yb[train], _safe_indexing(X, test), Yb[test])
+                 _safe_indexing(X, train), Yb[train], _safe_indexing(X, test), Yb[test],
+                 [m * train.size / Yb.shape[0] for m in grid])
                 for _, candidate, train, test, seed in tasks)
         if n_jobs > 1:
             from joblib import Parallel, delayed
