@@ -214,3 +214,19 @@ def test_a_validated_cut_known_before_the_fit_stops_the_selection_there(seed):
     assert model.selection_.rules == whole.selection_.rules[:max(k, 1)]
     cut = CorsetClassifier(random_state=seed, validated_stop=False, **{**params, "n_rules": k + 1}).fit(X, Y)
     assert [(r.head, r.negated, r.tail) for r in model.rules_] == [(r.head, r.negated, r.tail) for r in cut.rules_]
+
+
+def test_with_rare_rules_left_out_the_selection_stops_at_the_kth_rule_kept():
+    """Seed 2 without negated literals: the folds leave out rules matched by fewer than 8 records and cut
+    after 37 of the others; the selection stops at its 37th rule matched by 8 or more records."""
+    X, Y = noisy_data(2)
+    params = dict(SMALL, negations=False, prune_redundant=False)
+    model = CorsetClassifier(random_state=2, validated_stop=True, **params).fit(X, Y)
+    m, k = model.min_support_validated_, model.n_rules_validated_
+    assert (m, k) == (8, 37)
+    assert model.selection_.stop_reason == "validated"
+    whole = CorsetClassifier(random_state=2, validated_stop=False, **params).fit(X, Y)
+    frequent = [j for j, r in enumerate(whole.rules_) if r.n_literals and r.n_matched >= m]
+    assert model.selection_.rules == whole.selection_.rules[:frequent[k - 1] + 1]
+    assert [(r.head, r.tail) for r in model.rules_ if r.n_literals] == \
+           [(whole.rules_[j].head, whole.rules_[j].tail) for j in frequent[:k]]

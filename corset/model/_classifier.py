@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import check_binary_matrix
 from ..binarydata import BinaryData, with_negated_columns
 from ..selection._objective import QUALITIES
+from ..selection._stopping import StoppingCriterion
 from ..preprocessing import PercentileBinarizer
 from ..sampling._candidates import _resolve_n_jobs
 from ._features import RawFeatures
@@ -316,6 +317,32 @@ def _validated_support(curves, grid):
     return grid[best], results[best][0], results[best][1], dict(zip(grid, scores))
 
 
+class _KeptRules(StoppingCriterion):
+    """Stop the selection once it holds ``k`` rules matched by at least ``least_support`` training records.
+
+    The validated cut counts only the rules ``validated_stop`` keeps; the
+    selection's first steps do not depend on what follows them, so stopping
+    here gives the kept rules of the whole selection.
+    """
+
+    reason = "validated"
+
+    def __init__(self, k, least_support):
+        self.k = k
+        self.least_support = least_support
+
+    def start(self, data):
+        self.data = data
+        self.n_kept = 0
+
+    def after_adding(self, step):
+        from ..selection import rule_statistics
+
+        if rule_statistics(self.data, [step.rule]).rule_counts[0] >= self.least_support:
+            self.n_kept += 1
+        return self.n_kept >= self.k
+
+
 def _check_2d(X):
     """A 1-D X gets scikit-learn's usual message (a single sample or a single feature?)."""
     if sp.issparse(X) or hasattr(X, "columns"):
@@ -572,7 +599,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         The selection's record: gains, objective, stop reason, and the
         training micro-F1 path of ``f1_patience``.  When ``validated_stop``
         cut the list before the fit (and neither the F1 stop nor round 2
-        is used, and no rare rule is left out), the selection ran only that far.  Its rules' heads are ids
+        is used), the selection ran only that far: to its k-th rule, or,
+        when rare rules are left out, to its k-th rule matched by at least
+        ``min_support_validated_`` records (stop reason ``"validated"``).  Its rules' heads are ids
         of literals: ``j < n_items_`` is binary item j, ``n_items_ + i`` is
         ``NOT negated_features_[i]``.
     negated_features_ : ndarray of int64
@@ -892,19 +921,23 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         # The default rule counts against the budget (BOOMER's habit).
         budget = params["n_rules"] - 1 if self.default_rule and params["n_rules"] > 1 else params["n_rules"]
         f1_patience = self._resolve_f1_patience(params["f1_patience"])
-        if (self.n_rules_validated_ is not None and f1_patience is None and not self.second_round
-                and self.min_support_validated_ == params["min_support"]):
-            # The validated cut is known before the selection: Algorithm 1's first k steps are the same
-            # whatever comes after them, so the selection stops there (selection_ then ends at k).
-            # Not with the F1 stop, which may keep a shorter prefix of a longer run, nor with round 2,
-            # whose pool is every round-1 pool, nor when rare rules are left out (k counts the others).
-            budget = max(1, min(budget, self.n_rules_validated_))
+        stopping = None
+        if self.n_rules_validated_ is not None and f1_patience is None and not self.second_round:
+            # The validated cut is known before the selection: Algorithm 1's first steps are the same
+            # whatever comes after them, so the selection stops at the k-th rule it keeps (selection_
+            # then ends there).  Not with the F1 stop, which may keep a shorter prefix of a longer run,
+            # nor with round 2, whose pool is every round-1 pool.
+            if self.min_support_validated_ == params["min_support"]:
+                budget = max(1, min(budget, self.n_rules_validated_))   # every selected rule is kept
+            elif self.n_rules_validated_ > 0:
+                stopping = _KeptRules(self.n_rules_validated_, self.min_support_validated_)
         try:
             result = greedy_selection(data, generator, n_rules=budget, lam=params["lam"],
                                       quality=params["quality"], tol=self._resolve_tol(params["tol"], data),
                                       second_round=bool(self.second_round), callback=callback,
                                       patience=params["patience"], share_criterion=params["share_criterion"],
-                                      min_support=params["min_support"], f1_patience=f1_patience)
+                                      min_support=params["min_support"], f1_patience=f1_patience,
+                                      stopping_criteria=stopping)
         finally:
             if bar is not None:
                 bar.close()
