@@ -134,37 +134,60 @@ def _without_redundant(rules):
 
 
 class _PrefixState:
-    """Predictions of a growing prefix of rules on some records, with per-label true and false positives."""
+    """Which rules fire on some records, and the per-label true and false positives of a rule list's prefixes."""
 
     def __init__(self, model, X, Y):
         self.fired = sp.csc_array(model._fired(model._check_X(X)))
         self.truth = sp.csr_array(Y).toarray().astype(bool)
+        self.n_records, self.n_labels = self.truth.shape
         self.count = np.count_nonzero(self.truth, axis=0).astype(np.int64)
-        self.reset()
+        self._pairs = None
 
-    def reset(self):
-        """Back to the empty prefix (the fired rules are kept)."""
-        self.predicted = np.zeros_like(self.truth)
-        self.tp = np.zeros(self.truth.shape[1], dtype=np.int64)
-        self.fp = np.zeros(self.truth.shape[1], dtype=np.int64)
+    def prefix_counts(self, kept, tails):
+        """``(tp, fp)``, each (len(kept) + 1, n_labels) int64: row k counts the first k rules of ``kept``.
 
-    def add(self, j, tail):
-        """Rule j of ``rules_`` (tail ``tail``): only the (record, label) pairs not predicted before count."""
-        tail = np.asarray(tail, dtype=np.intp)
-        block = np.ix_(self.fired.indices[self.fired.indptr[j]:self.fired.indptr[j + 1]], tail)
-        new = ~self.predicted[block]
-        hits = np.count_nonzero(new & self.truth[block], axis=0)
-        self.tp[tail] += hits
-        self.fp[tail] += np.count_nonzero(new, axis=0) - hits
-        self.predicted[block] = True
+        ``kept`` lists rule indices in increasing order.  A (record, label)
+        pair counts once, for the first rule that predicts it (the rule list
+        predicts the union of the tails that fire).
+        """
+        L, m = self.n_labels, len(kept)
+        if self._pairs is None:   # every rule's (record, label) pairs, once, in rule order
+            indptr, indices = self.fired.indptr, self.fired.indices
+            sizes = np.diff(indptr)
+            lengths = np.fromiter(map(len, tails), dtype=np.int64, count=len(tails))
+            rule = np.repeat(np.arange(len(tails), dtype=np.int64), sizes * lengths)
+            rows = np.concatenate([np.repeat(indices[indptr[j]:indptr[j + 1]], lengths[j])
+                                   for j in range(len(tails))] or [np.zeros(0, dtype=np.int64)])
+            labels = np.concatenate([np.tile(np.asarray(tails[j], dtype=np.int64), sizes[j])
+                                     for j in range(len(tails))] or [np.zeros(0, dtype=np.int64)])
+            self._pairs = (rows.astype(np.int64) * L + labels, rule)
+        tp = np.zeros((m + 1, L), dtype=np.int64)
+        fp = np.zeros((m + 1, L), dtype=np.int64)
+        if m:
+            pairs, rule = self._pairs
+            rank = np.full(len(tails), -1, dtype=np.int64)
+            rank[list(kept)] = np.arange(m)
+            position = rank[rule]
+            chosen = position >= 0
+            pairs, position = pairs[chosen], position[chosen]
+            # np.unique's first index of each pair is its earliest rule (pairs are in rule order).
+            _, first = np.unique(pairs, return_index=True)
+            pairs, slot = pairs[first], position[first] * L + pairs[first] % L
+            new = np.bincount(slot, minlength=m * L)
+            hits = np.bincount(slot, weights=self.truth.ravel()[pairs], minlength=m * L).astype(np.int64)
+            np.cumsum(hits.reshape(m, L), axis=0, out=tp[1:])
+            np.cumsum((new - hits).reshape(m, L), axis=0, out=fp[1:])
+        return tp, fp
 
-    def totals(self, default=()):
-        """(TP, FP, FN) with the labels ``default`` also predicted for every record."""
-        tp, fp = self.tp.copy(), self.fp.copy()
-        default = list(default)
-        tp[default], fp[default] = self.count[default], self.truth.shape[0] - self.count[default]
-        TP = int(tp.sum())
-        return TP, int(fp.sum()), int(self.count.sum()) - TP
+    def totals(self, tp, fp, default=()):
+        """(TP, FP, FN) of per-label counts ``tp``, ``fp`` with the labels ``default`` also predicted for
+        every record."""
+        TP, FP = int(tp.sum()), int(fp.sum())
+        if default:
+            default = list(default)
+            TP += int(self.count[default].sum() - tp[default].sum())
+            FP += int((self.n_records - self.count[default]).sum() - fp[default].sum())
+        return TP, FP, int(self.count.sum()) - TP
 
 
 def _prefix_counts(model, X_fit, Y_fit, X, Y):
@@ -193,26 +216,20 @@ def _prefix_curves(model, X_fit, Y_fit, X, Y, min_matched):
     from ..selection._default import default_tail_from_counts
 
     fit, held_out = _PrefixState(model, X_fit, Y_fit), _PrefixState(model, X, Y)
-    n_fit = fit.truth.shape[0]
-
-    def point(k):
-        # As fit does: the default rule takes a place of the budget n_rules.
-        with_default = model.default_rule and k < model.n_rules
-        default = default_tail_from_counts(fit.count, fit.tp, fit.fp, n_fit)[0] if with_default else ()
-        return held_out.totals(default)
-
+    tails = [rule.tail for rule in model.rules_]
     done = {}   # the rules a threshold keeps -> their curve (thresholds often keep the same rules)
     out = []
     for threshold in min_matched:
         kept = tuple(j for j, rule in enumerate(model.rules_) if rule.n_literals and rule.n_matched >= threshold)
         if kept not in done:
-            fit.reset()
-            held_out.reset()
-            counts = [point(0)]
-            for j in kept:
-                fit.add(j, model.rules_[j].tail)
-                held_out.add(j, model.rules_[j].tail)
-                counts.append(point(len(counts)))
+            (fit_tp, fit_fp), (tp, fp) = fit.prefix_counts(kept, tails), held_out.prefix_counts(kept, tails)
+            counts = []
+            for k in range(len(kept) + 1):
+                # As fit does: the default rule takes a place of the budget n_rules.
+                with_default = model.default_rule and k < model.n_rules
+                default = (default_tail_from_counts(fit.count, fit_tp[k], fit_fp[k], fit.n_records)[0]
+                           if with_default else ())
+                counts.append(held_out.totals(tp[k], fp[k], default))
             done[kept] = tuple(np.asarray(c, dtype=np.int64) for c in zip(*counts))
         out.append(done[kept])
     return out
