@@ -310,15 +310,22 @@ def test_large_nodes_get_blocks_of_their_own():
     assert len(memo._roots) >= 4 and memo._memo.n_entries > 4 * 16384
 
 
-@pytest.mark.parametrize("n_features, density", [(40, None), (400, 0.02)])
-def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_features, density):
+@pytest.mark.parametrize("n_features, density, negated", [(40, None, False), (400, 0.02, False),
+                                                          (40, None, True), (400, 0.02, True)])
+def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_features, density, negated):
     """Each node H keeps, for every feature h of D[H] outside H (of a root: of the tail's positive
     records), |D[H+h]|, |D[H+h] ∩ D_T^+| and the gain phi(H+h) - phi(H) (phi of a root: 0), whatever
-    the counting mode (sparse, dense, popcounts); the best 32 come first, in order."""
+    the counting mode (sparse, dense, popcounts); the best 32 come first, in order.  With negated
+    literals (of a random half of the features), which node builds count as complements of their
+    features, the same holds of every literal."""
     rng = np.random.RandomState(global_random_seed)
     X = rng.rand(150, n_features) < (density or rng.uniform(0.05, 0.6))
     Y = rng.rand(150, 2) < 0.4
-    data = BinaryData(X, Y)
+    if negated:
+        data = BinaryData.with_negations(X, Y, np.sort(rng.choice(n_features, n_features // 2, replace=False)))
+        X = data.X.toarray().astype(bool)   # the literals
+    else:
+        data = BinaryData(X, Y)
     gamma = 0.5
     search = GreedyHeadSearch(data, seed="uniform", max_head_length=4, gamma=gamma)
     search._memo = GreedyHeadMemo(data.n_features, data.n_records, gamma, top_k=1000)
@@ -351,7 +358,9 @@ def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_f
         top = min(32, len(gains))
         assert all((gains[i], -features[i]) >= (gains[i + 1], -features[i + 1]) for i in range(top - 1))
     builds = memo.n_nodes - len(tail_of_root)
-    if n_features == 40:
+    if negated:   # counted as complements: which mode depends on the plain features only
+        assert builds > 0
+    elif n_features == 40:
         assert memo.n_bitset_counts + memo.n_dense_counts > 0
     else:   # fewer occurrences than features: counted on first touch
         assert builds - memo.n_bitset_counts - memo.n_dense_counts > 0
@@ -466,3 +475,82 @@ def test_role_bitsets_flag_exactly_the_roles_1_and_0(n):
         unpacked = np.unpackbits(np.stack([positives, others]).view(np.uint8), axis=1, bitorder="little")[:, :n]
         assert unpacked[0].tolist() == (role == 1).astype(np.uint8).tolist()
         assert unpacked[1].tolist() == (role == 0).astype(np.uint8).tolist()
+
+
+@pytest.mark.parametrize("shape", [(60, 400, 0.02), (60, 8, 0.5), (80, 64, 0.15), (150, 30, 0.6)],
+                         ids=["sparse-counts", "dense-counts", "both", "popcounts"])
+@pytest.mark.parametrize("feature_bits", [True, False], ids=["feature-bitsets", "no-feature-bitsets"])
+def test_negated_literals_counted_as_complements_give_the_plain_heads(global_random_seed, shape, feature_bits):
+    """Node builds scan only the plain features of the records and count "NOT f" as D[H]'s counts
+    minus f's: the heads are the plain kernel's and the memo's without the complements, for every
+    counting mode, with negated literals of some features only, and with records of role 0."""
+    import corset.sampling._head_gh as gh_module
+
+    n, m, density = shape
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(n, m) < density
+    X[np.arange(n), rng.randint(m, size=n)] = True
+    Y = (rng.rand(n, 3) < 0.4).astype(np.uint8)
+    negated = np.sort(rng.choice(m, size=max(1, 2 * m // 3), replace=False))
+    data = BinaryData.with_negations(X, Y, negated)
+    tails = [t for t in [(0,), (1,), (2,), (0, 1)] if data.tail_support(np.asarray(t, np.int32)).size]
+    seen = []
+    kernel = gh_module._gh_memo.greedy_heads_memo
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("negated") is not None)
+        return kernel(*args, **kwargs)
+
+    for seed, top_k, uncovered, max_length in [("uniform", 2, False, 3), ("paper", 32, False, 2),
+                                              ("deterministic", 1, False, 3), ("uniform", 1000, True, 3)]:
+        memo, plain = _pair(data, top_k, seed=seed, max_head_length=max_length, uncovered=uncovered)
+        without = GreedyHeadSearch(data, memo=True, seed=seed, max_head_length=max_length, uncovered=uncovered)
+        without._negations = lambda: {}
+        if not feature_bits:
+            memo._column_bits = without._column_bits = (None, 0)
+        rules = []
+        for call in range(2):
+            gh_module._gh_memo.greedy_heads_memo = spy
+            try:
+                got = memo.sample_many(tails, 8, random_state=call)
+            finally:
+                gh_module._gh_memo.greedy_heads_memo = kernel
+            assert got == plain.sample_many(tails, 8, random_state=call)
+            assert got == without.sample_many(tails, 8, random_state=call)
+            if uncovered:
+                rules.append(((call % m,), tails[0]))
+                for search in (memo, plain, without):
+                    search.update_rules(rules)
+    assert seen and all(seen)
+
+
+def test_a_wrong_split_of_plain_and_negated_literals_is_refused():
+    from corset._ext._gh_memo import greedy_heads_memo
+
+    rng = np.random.RandomState(0)
+    data = BinaryData.with_negations(rng.rand(20, 6) < 0.4, rng.rand(20, 1) < 0.5, np.arange(6))
+    search = GreedyHeadSearch(data, seed="uniform", max_head_length=3)
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append((args, kwargs))
+        return greedy_heads_memo(*args, **kwargs)
+
+    import corset.sampling._head_gh as gh_module
+    gh_module._gh_memo.greedy_heads_memo = spy
+    try:
+        search.sample_many([(0,)], 2, random_state=0)
+    finally:
+        gh_module._gh_memo.greedy_heads_memo = greedy_heads_memo
+    args, kwargs = calls[0]
+    fresh = GreedyHeadMemo(data.n_features, data.n_records, search.gamma)
+    args = (fresh,) + args[1:]
+    args[9][:] = -1   # roots: built again
+    end = kwargs["r_plain_end"].copy()
+    end[3] += 1       # record 3's first negated literal counted as plain
+    with pytest.raises(ValueError, match="r_plain_end\\[3\\]"):
+        greedy_heads_memo(*args, **{**kwargs, "r_plain_end": end})
+    with pytest.raises(ValueError, match="negated\\[0\\]"):
+        greedy_heads_memo(*args, **{**kwargs, "negated": np.full(6, 7, dtype=np.int32)})
+    with pytest.raises(ValueError, match="one entry per record"):
+        greedy_heads_memo(*args, **{**kwargs, "r_plain_end": end[:5]})

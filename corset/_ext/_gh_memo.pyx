@@ -323,6 +323,17 @@ cdef struct Workspace:
     uint64_t* node_bits  # 3 x n_record_words: D[H], its positives, its role-0 records
 
 
+cdef struct Negations:
+    # Features p + i (i < n_negated) are the literals "NOT negated[i]" (BinaryData.with_negations):
+    # node builds scan only the plain features of a record (ids < n_plain, its row up to
+    # r_plain_end[r]) and count each negated literal as its feature's complement in D[H].
+    Py_ssize_t n_negated
+    Py_ssize_t n_plain
+    const index_t* negated
+    const ptr_t* r_plain_end
+    ptr_t n_plain_occurrences
+
+
 # Counting a node by popcounts costs, per (feature, word of D[H]), two or
 # three AND-and-popcounts (a few operations each with the POPCNT instruction,
 # about 15 without); the scan costs about three operations per feature
@@ -439,25 +450,30 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
                        const ptr_t* r_indptr, const index_t* r_ids, const uint8_t* role,
                        const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
                        Py_ssize_t n_features, const uint64_t* feature_bits, const uint64_t* slot_bits,
-                       Py_ssize_t n_rw, Workspace* w) noexcept nogil:
+                       Py_ssize_t n_rw, const Negations* neg, Workspace* w) noexcept nogil:
     """Count, for every feature h ∉ path of the records of D[path], the records, the positives
     and the records of role 0 of D[path ∪ {h}] (negatives: the rest); returns how many features
     were touched (``w.touched``, in no particular order).  ``feature_bits`` (or NULL): every
     feature's records as ``n_rw`` words; ``slot_bits``: the tail's positives, then its role-0
-    records, as bitsets."""
+    records, as bitsets.  With negated literals (``neg.n_negated > 0``), only the plain features
+    of the records are scanned: "NOT f" holds on the records of D[path] without f, so its counts
+    are D[path]'s minus f's (:func:`_complement_counts`)."""
     cdef Py_ssize_t n_support, i, k, n_touched = 0, n_scan = 0, lo, hi
+    cdef Py_ssize_t n_role1 = 0, n_role0 = 0
     cdef ptr_t p, a, b
     cdef index_t r, f
     cdef uint8_t rr
     cdef uint64_t x
+    cdef const ptr_t* r_end = neg.r_plain_end if neg.n_negated > 0 else r_indptr + 1
+    cdef double n_occurrences = <double> (neg.n_plain_occurrences if neg.n_negated > 0 else r_indptr[n_records])
     if feature_bits != NULL and n_path > 0:
         # D[H] as the AND of the path's bitsets.  Popcounts when its records hold many
-        # more feature occurrences (estimated from the mean record length: the choice
-        # changes only the cost) than there are (feature, word) pairs; else its ids.
+        # more (scanned) feature occurrences (estimated from the mean record length: the
+        # choice changes only the cost) than there are (feature, word) pairs; else its ids.
         n_support = and_columns(feature_bits, n_rw, path, n_path, w.node_bits, &lo, &hi)
         if n_support == 0:
             return 0
-        if (<double> n_support * <double> r_indptr[n_records]
+        if (<double> n_support * n_occurrences
                 >= <double> BITSET_FACTOR * n_features * (hi - lo + 1) * n_records):
             return _count_bits(path, n_path, n_features, feature_bits, slot_bits, n_rw, lo, hi, w)
         n_support = 0
@@ -471,7 +487,7 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
         n_support = support_into_ptr(f_indptr, f_ids, path, n_path, n_records, w.support, w.order)
     for i in range(n_support):
         r = w.support[i]
-        n_scan += r_indptr[r + 1] - r_indptr[r]
+        n_scan += r_end[r] - r_indptr[r]
         if n_scan >= n_features:
             break   # dense: the exact total is not needed
     if n_scan >= n_features:
@@ -489,20 +505,25 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
                 prefetch(&r_ids[r_indptr[w.support[i + PREFETCH_AHEAD // 2]]])
             r = w.support[i]
             rr = role[r]
-            a, b = r_indptr[r], r_indptr[r + 1]
+            a, b = r_indptr[r], r_end[r]
             if rr == 2:
                 for p in range(a, b):
                     w.n_all[r_ids[p]] += 1
             elif rr == 1:
+                n_role1 += 1
                 for p in range(a, b):
                     f = r_ids[p]
                     w.n_all[f] += 1
                     w.n_pos[f] += 1
             else:
+                n_role0 += 1
                 for p in range(a, b):
                     f = r_ids[p]
                     w.n_all[f] += 1
                     w.n_other[f] += 1
+        if neg.n_negated > 0:
+            # Before the path's counts are cleared: a feature of the path is on every record.
+            _complement_counts(neg, n_support, n_role1, n_role0, w)
         for k in range(n_path):
             f = path[k]
             w.n_all[f] = 0
@@ -517,7 +538,11 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
     for i in range(n_support):
         r = w.support[i]
         rr = role[r]
-        for p in range(r_indptr[r], r_indptr[r + 1]):
+        if rr == 1:
+            n_role1 += 1
+        elif rr != 2:
+            n_role0 += 1
+        for p in range(r_indptr[r], r_end[r]):
             f = r_ids[p]
             if w.n_all[f] == 0:
                 if _in_path(f, path, n_path):
@@ -530,7 +555,38 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
                 w.n_pos[f] += 1
             elif rr != 2:
                 w.n_other[f] += 1
+    if neg.n_negated > 0:
+        # The path's features were not counted: "NOT f" with f on the path is on no record of
+        # D[path], and a negated literal on the path is left out, like every feature of the path.
+        for i in range(neg.n_negated):
+            f = neg.negated[i]
+            if _in_path(f, path, n_path) or _in_path(<index_t> (neg.n_plain + i), path, n_path):
+                continue
+            if _complement_one(neg, i, n_support, n_role1, n_role0, w):
+                w.touched[n_touched] = <index_t> (neg.n_plain + i)
+                n_touched += 1
     return n_touched
+
+
+cdef inline bint _complement_one(const Negations* neg, Py_ssize_t i, Py_ssize_t n_support, Py_ssize_t n_role1,
+                                 Py_ssize_t n_role0, Workspace* w) noexcept nogil:
+    """The counts of "NOT negated[i]" in D[H] from its feature's (D[H] holds n_support records, n_role1
+    of role 1 and n_role0 of role 0); whether it holds on any record."""
+    cdef index_t f = neg.negated[i]
+    cdef index_t lit = <index_t> (neg.n_plain + i)
+    w.n_all[lit] = <index_t> (n_support - w.n_all[f])
+    w.n_pos[lit] = <index_t> (n_role1 - w.n_pos[f])
+    w.n_other[lit] = <index_t> (n_role0 - w.n_other[f])
+    return w.n_all[lit] != 0
+
+
+cdef inline void _complement_counts(const Negations* neg, Py_ssize_t n_support, Py_ssize_t n_role1,
+                                    Py_ssize_t n_role0, Workspace* w) noexcept nogil:
+    """:func:`_complement_one` for every negated literal (the dense count's touched features are
+    collected afterwards, in one pass over F)."""
+    cdef Py_ssize_t i
+    for i in range(neg.n_negated):
+        _complement_one(neg, i, n_support, n_role1, n_role0, w)
 
 
 cdef inline double _value(const Entry* e, double gamma) noexcept nogil:
@@ -563,7 +619,8 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
                                const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
                                Py_ssize_t n_features, Py_ssize_t top_k, Py_ssize_t n_sort,
                                const uint64_t* feature_bits, const uint64_t* slot_bits, Py_ssize_t n_rw,
-                               Workspace* w, Entry** out, Py_ssize_t* n_keep, Py_ssize_t* n_sorted) noexcept nogil:
+                               const Negations* neg, Workspace* w, Entry** out, Py_ssize_t* n_keep,
+                               Py_ssize_t* n_sorted) noexcept nogil:
     """The entries of the node of head ``path`` (phi(path) = ``phi``): its ``top_k`` best (all
     of them when there are no more), the best ``n_sorted = min(n_sort, kept)`` first and sorted,
     the rest after them in no order; returns the number of entries of the node (-1 on
@@ -572,7 +629,7 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
     cdef Entry* items
     cdef Entry e
     n_touched = _count(f_indptr, f_ids, r_indptr, r_ids, role, path, n_path, n_records, n_features,
-                       feature_bits, slot_bits, n_rw, w)
+                       feature_bits, slot_bits, n_rw, neg, w)
     if 4 * top_k < n_touched:
         # A node truncated to a small share of its entries: only its top_k best are
         # kept, in a heap while the entries are made (no array of every entry to
@@ -997,6 +1054,7 @@ cdef struct Batch:
     Py_ssize_t slot_row
     uint8_t* slot_ready          # slot_bits of the slot filled
     uint8_t* direct              # the slot has a search whose last step may skip its node
+    Negations neg                # the negated literals, counted as complements (n_negated 0: none)
     const ptr_t* voff            # where each search's visited features and scores go
     index_t* visited
     double* scores
@@ -1011,6 +1069,29 @@ cdef inline void _ready_slot(Batch* b, Py_ssize_t t) noexcept nogil:
     if not b.slot_ready[t]:
         b.slot_ready[t] = 1
         _role_bits(b.roles + t * b.roles_stride, b.n_records, _slot_bits(b, t), _slot_bits(b, t) + b.slot_row)
+
+
+cdef int _check_negations(const index_t[::1] negated, const ptr_t[::1] r_plain_end, const ptr_t[::1] r_indptr,
+                          const index_t[::1] r_ids, Py_ssize_t n_features, Py_ssize_t n_records) except -1:
+    """The negated literals' description must fit the data: ids of plain features, and each record's
+    plain features ending where its first negated literal starts (rows are sorted, as everywhere in
+    the data layer: the two ids around the split are checked)."""
+    cdef Py_ssize_t n_plain = n_features - negated.shape[0], i, r
+    if n_plain < 0:
+        raise ValueError(f"negated: {negated.shape[0]} negated literals for {n_features} features")
+    if r_plain_end is None or r_plain_end.shape[0] != n_records:
+        raise ValueError(f"r_plain_end must hold one entry per record ({n_records})")
+    for i in range(negated.shape[0]):
+        if negated[i] < 0 or negated[i] >= n_plain:
+            raise ValueError(f"negated[{i}] = {negated[i]} is not a plain feature id in [0, {n_plain})")
+    for r in range(n_records):
+        if r_plain_end[r] < r_indptr[r] or r_plain_end[r] > r_indptr[r + 1]:
+            raise ValueError(f"r_plain_end[{r}] lies outside record {r}'s row")
+        if ((r_plain_end[r] > r_indptr[r] and r_ids[r_plain_end[r] - 1] >= n_plain)
+                or (r_plain_end[r] < r_indptr[r + 1] and r_ids[r_plain_end[r]] < n_plain)):
+            raise ValueError(f"r_plain_end[{r}] does not split record {r}'s plain features from its "
+                             "negated literals")
+    return 0
 
 
 cdef int _check_inputs(GreedyHeadMemo memo, const index_t[::1] roots, Py_ssize_t n_slots,
@@ -1224,7 +1305,7 @@ cdef class _Requests:
                                                memo.top_k if child else b.n_features,
                                                memo.child_sorted if child else memo.sorted_prefix,
                                                b.feature_bits, _slot_bits(b, self.slot[i]), b.n_rw,
-                                               &ws[tid], &self.items[i], &self.keep[i], &self.n_sorted[i])
+                                               &b.neg, &ws[tid], &self.items[i], &self.keep[i], &self.n_sorted[i])
 
     cdef int add_to(self, GreedyHeadMemo memo) except -1:
         """Add the built nodes to the trees (serial); returns 1 when a build failed, else 0.
@@ -1293,7 +1374,8 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                       const index_t[::1] job_tail, const index_t[::1] job_pos, const index_t[::1] job_neg,
                       double epsilon, bint difference, Py_ssize_t min_length, Py_ssize_t max_length,
                       int n_threads, const uint64_t[::1] record_bits=None, Py_ssize_t n_words=0,
-                      const uint64_t[::1] feature_bits=None, Py_ssize_t n_record_words=0):
+                      const uint64_t[::1] feature_bits=None, Py_ssize_t n_record_words=0,
+                      const index_t[::1] negated=None, const ptr_t[::1] r_plain_end=None):
     """Algorithm 5 for a batch of jobs through the memo; the heads as CSR ``(indptr, ids)``.
 
     The same jobs and outputs as :func:`corset._ext._gh.greedy_heads` with
@@ -1317,6 +1399,13 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     both ``record_bits`` and ``feature_bits``, on dense records, a search's
     last step with few candidates is made without its node
     (``LAST_STEP_DENSITY``, ``LAST_STEP_READS``).  The heads are the same.
+
+    ``negated`` (optional): the last ``negated.shape[0]`` features are the
+    literals "NOT negated[i]" (``BinaryData.with_negations``), and
+    ``r_plain_end[r]`` is where record r's plain features end in ``r_ids``
+    (rows sorted, so they come first).  Node builds then scan only the
+    plain features and count each negated literal as the complement of its
+    feature in D[H].  The heads are the same.
     """
     cdef Py_ssize_t n_jobs = job_tail.shape[0], n_slots = roles.shape[0]
     cdef Py_ssize_t n_features = memo.n_features, n_records = memo.n_records, j
@@ -1353,6 +1442,20 @@ def greedy_heads_memo(GreedyHeadMemo memo,
         b.feature_bits = &feature_bits[0]
         b.n_rw = n_record_words
     b.mean_length = <double> r_indptr[n_records] / <double> n_records if n_records > 0 else 0.0
+    b.neg.n_negated = 0
+    b.neg.n_plain = n_features
+    b.neg.negated = NULL
+    b.neg.r_plain_end = NULL
+    b.neg.n_plain_occurrences = r_indptr[n_records]
+    if negated is not None and negated.shape[0] > 0:
+        _check_negations(negated, r_plain_end, r_indptr, r_ids, n_features, n_records)
+        b.neg.n_negated = negated.shape[0]
+        b.neg.n_plain = n_features - negated.shape[0]
+        b.neg.negated = &negated[0]
+        b.neg.r_plain_end = &r_plain_end[0]
+        b.neg.n_plain_occurrences = 0
+        for j in range(n_records):
+            b.neg.n_plain_occurrences += r_plain_end[j] - r_indptr[j]
     # Each slot's role bitsets, filled when the slot first needs them (most slots never do).
     b.slot_row = max(b.n_rw, 1)
     slot_bits = np.zeros((max(n_slots, 1), 2, b.slot_row), dtype=np.uint64)

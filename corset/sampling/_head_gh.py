@@ -161,6 +161,7 @@ class GreedyHeadSearch(HeadMethodSampler):
         self._roots = {}
         self._bits = None
         self._column_bits = None
+        self._plain_end = None
 
     def __getstate__(self):
         # The memo pickles empty (a cache); its root ids go with it.
@@ -170,6 +171,7 @@ class GreedyHeadSearch(HeadMethodSampler):
         state["_roles_buffer"] = None
         state["_role_cache"] = {}   # a cache, refilled on use
         state["_column_bits"] = None
+        state["_plain_end"] = None
         return state
 
     def follow_coverage(self, coverage):
@@ -235,6 +237,25 @@ class GreedyHeadSearch(HeadMethodSampler):
             bits, _, n_words = self.data.column_bitsets()
             self._column_bits = (bits, n_words if bits is not None else 0)
         return self._column_bits
+
+    def _negations(self):
+        """``{"negated": ..., "r_plain_end": ...}`` for the memo's node builds; empty without negated literals.
+
+        The literal ``n_features - len(negated) + i`` is "NOT negated[i]"; a
+        record's plain features end at ``r_plain_end`` in its sorted row.
+        The memo counts each negated literal as the complement of its
+        feature instead of scanning it on every record that holds it.
+        """
+        negated = getattr(self.data, "negated_features", None)
+        if negated is None or negated.size == 0:
+            return {}
+        if self._plain_end is None:
+            idx = self.data.record_features
+            n_plain = self.data.n_features - negated.size
+            before = np.concatenate([[0], np.cumsum(idx.ids < n_plain)])   # plain ids before each entry
+            indptr = np.asarray(idx.indptr, dtype=np.int64)
+            self._plain_end = indptr[:-1] + before[indptr[1:]] - before[indptr[:-1]]
+        return {"negated": np.ascontiguousarray(negated, dtype=np.int32), "r_plain_end": self._plain_end}
 
     def release_caches(self):
         """Drop the search trees, the per-tail roles, the role rows and the seed-pair proposals.
@@ -538,7 +559,7 @@ class GreedyHeadSearch(HeadMethodSampler):
                     self._memo, f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles,
                     n_positive, roots, *jobs, self.epsilon, self.candidates == "difference",
                     self.min_head_length, max_length, int(n_threads), *self._record_bits(),
-                    *self._feature_bits())
+                    *self._feature_bits(), **self._negations())
             except MemoryError:
                 self._forget_memo()  # a half-added node leaves the memo inconsistent
                 raise
