@@ -94,19 +94,70 @@ def test_negated_rules_are_readable_and_exported():
     assert np.array_equal(CorsetClassifier.from_dict(old).predict(X), plain.predict(X))
 
 
-def test_auto_uses_negations_only_for_dense_label_matrices():
-    X, Y = _dense_labels(1)
+def test_auto_first_guess_is_the_label_density():
+    """Below 30 records no folds are fitted: "auto" is the first guess, negated literals for dense labels."""
+    X, Y = _dense_labels(1, n=28)
     rng = np.random.RandomState(1)
     sparse_labels = (rng.rand(*Y.shape) < 0.1).astype(np.uint8)
-    assert sparse_labels.mean() < AUTO_NEGATION_LABEL_DENSITY
+    assert sparse_labels.mean() < AUTO_NEGATION_LABEL_DENSITY <= Y.mean()
     clf = CorsetClassifier(random_state=0, **FAST).fit(X, sparse_labels)
     assert clf.negated_features_.size == 0 and not any(r.negated for r in clf.rules_)
-    assert clf.selection_.f1_path is None                       # f1_patience="auto": off without negations
+    assert clf.selection_.f1_path is None and clf.negations_scores_ is None   # f1_patience="auto": off
+    dense = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    assert dense.negated_features_.size == X.shape[1] - 2 and dense.negations_scores_ is None
     forced = CorsetClassifier(random_state=0, negations=True, **FAST).fit(X, sparse_labels)
     assert forced.negated_features_.size == X.shape[1] - 2
     assert forced.selection_.f1_path is not None
     off = CorsetClassifier(random_state=0, negations=False, **FAST).fit(X, Y)
     assert off.negated_features_.size == 0 and not any(r.negated for r in off.rules_)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("labels", ["dense", "sparse"])
+@pytest.mark.parametrize("validated_stop", [True, False])
+def test_auto_on_binary_data_keeps_the_first_guess_unless_the_folds_say_otherwise(monkeypatch, seed, labels,
+                                                                                 validated_stop):
+    """Binary X: both choices are fitted on the same folds; the other choice replaces the first guess
+    (the label density) only when it is better beyond noise, with or without validated_stop."""
+    from corset.model import _classifier as classifier
+
+    X, Y = _dense_labels(seed)
+    if labels == "sparse":
+        Y = (np.random.RandomState(seed).rand(*Y.shape) < 0.1).astype(np.uint8)
+        Y[:, 0] = (X[:, 0] == 0) & (X[:, 2] == 1)   # explained by a negated feature and x2
+    guess = bool(Y.mean() >= AUTO_NEGATION_LABEL_DENSITY)
+    seen = []
+    original = classifier.CorsetClassifier._fold_curves
+
+    def spy(self, X_, candidates, Yb):
+        curves = original(self, X_, candidates, Yb)
+        seen.append(curves)
+        return curves
+
+    monkeypatch.setattr(classifier.CorsetClassifier, "_fold_curves", spy)
+    clf = CorsetClassifier(random_state=seed, validated_stop=validated_stop, **FAST).fit(X, Y)
+    (curves,) = seen
+    assert set(curves) == {guess, not guess}
+    switch = classifier._better_beyond_noise(classifier._every_rule(curves[not guess]),
+                                             classifier._every_rule(curves[guess]))
+    assert bool(clf.negated_features_.size) == (guess != switch)
+    assert clf.negations_scores_ == {c: classifier._pooled_micro_f1(classifier._every_rule(curves[c]))
+                                     for c in (True, False)}
+    assert (clf.validation_curve_ is not None) == validated_stop
+
+
+def test_auto_on_binary_data_fits_no_negated_literals_past_the_bound(monkeypatch):
+    from corset.model import _classifier as classifier
+
+    X, Y = _dense_labels(0)
+    seen = []
+    original = classifier.CorsetClassifier._fold_curves
+    monkeypatch.setattr(classifier.CorsetClassifier, "_fold_curves",
+                        lambda self, X_, c, Yb: seen.append(c) or original(self, X_, c, Yb))
+    monkeypatch.setattr(classifier, "AUTO_NEGATION_MAX_ENTRIES", 10)
+    clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    assert clf.negated_features_.size == 0 and clf.negations_scores_ is None
+    assert [c["given"]["negations"] for c in seen] == [False]
 
 
 def test_auto_f1_patience_cuts_to_the_best_training_f1(global_random_seed):

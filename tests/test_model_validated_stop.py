@@ -123,12 +123,14 @@ def test_the_fit_is_the_unvalidated_selection_without_rare_rules_cut_at_k(seed):
     """By hand: the folds and seeds, each fold's curves per least support, the choice, and the final fit."""
     X, Y = noisy_data(seed)
     model = CorsetClassifier(random_state=seed, validated_stop=True, **SMALL).fit(X, Y)
+    negations = bool(model.negated_features_.size)   # chosen on the same folds (binary X, negations="auto")
     seeds = np.random.RandomState(seed).randint(np.iinfo(np.int32).max, size=VALIDATED_STOP_FOLDS + 1)
     folds = KFold(VALIDATED_STOP_FOLDS, shuffle=True, random_state=int(seeds[0])).split(X)
     grid = _support_grid(2)
     curves = []
     for (train, test), s in zip(folds, seeds[1:]):
-        inner = CorsetClassifier(random_state=int(s), prune_redundant=False, validated_stop=False, **SMALL)
+        inner = CorsetClassifier(random_state=int(s), prune_redundant=False, validated_stop=False,
+                                 negations=negations, **SMALL)
         inner.fit(X[train], Y[train])
         # The least support m on all records is m * |train| / n on the fold's.
         curves.append([brute_counts(without_rare(inner, m * train.size / X.shape[0]), X[train], Y[train],
@@ -138,7 +140,8 @@ def test_the_fit_is_the_unvalidated_selection_without_rare_rules_cut_at_k(seed):
     assert (model.min_support_validated_, model.n_rules_validated_) == (m, k)
     assert model.support_scores_ == pytest.approx(scores)
     assert m > 2   # these two seeds are ones where rare rules are left out
-    whole = CorsetClassifier(random_state=seed, validated_stop=False, prune_redundant=False, **SMALL).fit(X, Y)
+    whole = CorsetClassifier(random_state=seed, validated_stop=False, prune_redundant=False, negations=negations,
+                             **SMALL).fit(X, Y)
     # Validation does not change what the final fit draws: its selection is the unvalidated one ...
     assert model.selection_.rules == whole.selection_.rules
     # ... without the rules matched by fewer than m records, cut at k, then pruned.
@@ -146,7 +149,8 @@ def test_the_fit_is_the_unvalidated_selection_without_rare_rules_cut_at_k(seed):
     heads = [(r.head, r.tail) for r in model.rules_ if r.n_literals]
     assert set(heads) <= set(kept) and len(heads) <= len(kept)
     assert all(r.n_matched >= m for r in model.rules_ if r.n_literals)
-    unpruned = CorsetClassifier(random_state=seed, validated_stop=True, prune_redundant=False, **SMALL).fit(X, Y)
+    unpruned = CorsetClassifier(random_state=seed, validated_stop=True, prune_redundant=False, negations=negations,
+                                **SMALL).fit(X, Y)
     assert [(r.head, r.tail) for r in unpruned.rules_ if r.n_literals] == kept
 
 
