@@ -234,3 +234,27 @@ def test_with_rare_rules_left_out_the_selection_stops_at_the_kth_rule_kept():
     assert model.selection_.rules == whole.selection_.rules[:frequent[k - 1] + 1]
     assert [(r.head, r.tail) for r in model.rules_ if r.n_literals] == \
            [(whole.rules_[j].head, whole.rules_[j].tail) for j in frequent[:k]]
+
+
+def test_large_data_is_validated_on_a_subsample(monkeypatch):
+    """Past VALIDATION_MAX_RECORDS the folds split a random subsample of that size (the same one
+    for every candidate and any n_jobs), and the least supports are scaled to its share."""
+    from corset.model import _classifier as classifier
+
+    X, Y = noisy_data(0)
+    monkeypatch.setattr(classifier, "VALIDATION_MAX_RECORDS", 90)
+    seen = []
+    original = classifier._fold_curve
+
+    def spy(estimator, X_train, Y_train, X_test, Y_test, min_matched):
+        seen.append((X_train.shape[0], X_test.shape[0], list(min_matched)))
+        return original(estimator, X_train, Y_train, X_test, Y_test, min_matched)
+
+    monkeypatch.setattr(classifier, "_fold_curve", spy)
+    model = CorsetClassifier(random_state=0, negations=False, **SMALL).fit(X, Y)
+    assert [(a, b) for a, b, _ in seen] == [(60, 30)] * VALIDATED_STOP_FOLDS
+    grid = _support_grid(2)
+    assert seen[0][2] == pytest.approx([m * 60 / X.shape[0] for m in grid])
+    assert model.validation_curve_ is not None
+    again = CorsetClassifier(random_state=0, negations=False, **SMALL).fit(X, Y)
+    assert [(r.head, r.tail) for r in again.rules_] == [(r.head, r.tail) for r in model.rules_]

@@ -46,6 +46,16 @@ AUTO_BINARIZER_MIN_RECORDS = 10 * AUTO_BINARIZER_FOLDS
 VALIDATED_STOP_FOLDS = AUTO_BINARIZER_FOLDS
 """With ``validated_stop``, the number of rules and their least support are chosen by this many folds
 (the binarizer's own folds)."""
+VALIDATION_MAX_RECORDS = 10_000
+"""The internal cross-validation (cuts, negations, ``validated_stop``) splits at most this many records.
+
+On larger training data its folds split a random subsample of this size
+(drawn from ``random_state``): the choices it makes are settled well before
+(scikit-learn's early stopping scores the training data on a 10,000-record
+subsample for the same reason), and its six or nine fits would otherwise
+cost several times the final fit.  A resource bound, not an accuracy one; a
+least support is then scaled to the subsample's share of the records.
+"""
 AUTO_NEGATION_LABEL_DENSITY = 0.2
 """With ``negations="auto"``, negated literals are used when the training label density
 (label occurrences / (records × labels)) is at least this."""
@@ -542,7 +552,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         the folds are those that choose the binarizer's cuts (no extra fit);
         on binary data they cost three fits on two thirds of the data.
         "auto" and True: validate whenever there are at least 30 training
-        records; False: keep every selected rule.
+        records; False: keep every selected rule.  Past 10,000 training
+        records the folds of every internal validation split a random
+        subsample of 10,000 (``VALIDATION_MAX_RECORDS``).
     random_state : None, int or RandomState, default=None
         **Execution.**  Resolved once per fit; the same int gives the same
         rules, for any ``n_jobs``.
@@ -1075,8 +1087,13 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
         rng = copy.deepcopy(check_random_state(self.random_state))
         seeds = rng.randint(np.iinfo(np.int32).max, size=VALIDATED_STOP_FOLDS + 1)
-        folds = list(KFold(VALIDATED_STOP_FOLDS, shuffle=True,
-                           random_state=int(seeds[0])).split(np.zeros(Yb.shape[0])))
+        n = Yb.shape[0]
+        records = np.arange(n)
+        if n > VALIDATION_MAX_RECORDS:
+            # Large data: the folds split a random subsample (the validation's cost stays bounded).
+            records = np.sort(rng.choice(n, VALIDATION_MAX_RECORDS, replace=False))
+        folds = [(records[train], records[test]) for train, test in
+                 KFold(VALIDATED_STOP_FOLDS, shuffle=True, random_state=int(seeds[0])).split(records)]
         Yb = sp.csr_array(Yb)
         tasks = [(name, candidate, train, test, int(seed)) for name, candidate in candidates.items()
                  for (train, test), seed in zip(folds, seeds[1:])]
@@ -1089,7 +1106,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         jobs = ((self._inner_estimator(**candidate, random_state=seed, prune_redundant=False, validated_stop=False,
                                        n_jobs=1 if n_jobs > 1 else self.n_jobs),
                  _safe_indexing(X, train), Yb[train], _safe_indexing(X, test), Yb[test],
-                 [m * train.size / Yb.shape[0] for m in grid])
+                 [m * train.size / n for m in grid])
                 for _, candidate, train, test, seed in tasks)
         if n_jobs > 1:
             from joblib import Parallel, delayed
