@@ -246,7 +246,7 @@ def _prefix_curves(model, X_fit, Y_fit, X, Y, min_matched):
 
 
 def _support_grid(min_support):
-    """The least supports ``validated_stop`` chooses among: ``min_support`` times 1, 1.5, 2, 3, 4, 6 and 8.
+    """The least supports ``validated_stop`` chooses among: ``min_support`` times 1, 1.5, 2, 3, ..., 24, 32.
 
     A geometric grid (about √2 apart), so the choice is between rules of
     different orders of rarity, not between neighbouring counts.  The first
@@ -633,9 +633,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         cut the list before the fit (and neither the F1 stop nor round 2
         is used), the selection ran only that far: to its k-th rule, or,
         when rare rules are left out, to its k-th rule matched by at least
-        ``min_support_validated_`` records (stop reason ``"validated"``).  Its rules' heads are ids
-        of literals: ``j < n_items_`` is binary item j, ``n_items_ + i`` is
-        ``NOT negated_features_[i]``.
+        ``min_support_validated_`` records (stop reason ``"validated"``).
+        Its rules' heads are ids of literals: ``j < n_items_`` is binary
+        item j, ``n_items_ + i`` is ``NOT negated_features_[i]``.
     negated_features_ : ndarray of int64
         The features that had a negated literal during fit (empty when
         negations were not used).
