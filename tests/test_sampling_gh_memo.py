@@ -554,3 +554,26 @@ def test_a_wrong_split_of_plain_and_negated_literals_is_refused():
         greedy_heads_memo(*args, **{**kwargs, "negated": np.full(6, 7, dtype=np.int32)})
     with pytest.raises(ValueError, match="one entry per record"):
         greedy_heads_memo(*args, **{**kwargs, "r_plain_end": end[:5]})
+
+
+@pytest.mark.parametrize("max_head_length", [3, 5])
+def test_truncated_nodes_choose_directly_instead_of_completing(global_random_seed, max_head_length):
+    """Dense records (features with their negated literals) and few candidates: a search whose
+    truncated node holds none of its candidates counts its own candidates on D[H]'s bitset instead
+    of having the node completed; the heads are the plain kernel's, with fewer completions than
+    when the searches have no candidate bitsets."""
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(150, 60) < rng.uniform(0.05, 0.3)
+    Y = rng.rand(150, 3) < 0.4
+    data = BinaryData.with_negations(X, Y, np.arange(60))
+    tails = [t for t in [(0,), (1,), (2,), (0, 1)] if data.tail_support(np.asarray(t, np.int32)).size]
+    upgrades = {}
+    for bits in (True, False):
+        memo, plain = _pair(data, 2, 2, 1, seed="uniform", max_head_length=max_head_length, gamma=0.5,
+                            epsilon=0.0)
+        if not bits:
+            memo._bits = (None, 0)
+        for call in range(2):
+            assert memo.sample_many(tails, 20, random_state=call) == plain.sample_many(tails, 20, random_state=call)
+        upgrades[bits] = memo._memo.n_upgrades
+    assert upgrades[True] < upgrades[False]

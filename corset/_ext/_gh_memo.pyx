@@ -32,7 +32,9 @@ step, the node is rebuilt complete before that search goes on, so the
 result is the same.  On dense records (features with their negated literals),
 a search's last step with few candidates is made without its node: the node
 would serve few last steps, and counting the search's own candidates on the
-records' bitsets gives the same choice for less work.
+records' bitsets gives the same choice for less work.  So is a step whose
+truncated node holds none of the search's candidates: the node is not
+completed (with every literal of D[H], which would fill the memo).
 :func:`greedy_heads_memo` runs a batch of searches in rounds:
 each round advances every search as far as the tree allows, then builds the
 missing nodes (in parallel threads), until every search is done.  Results do
@@ -832,7 +834,8 @@ cdef int _advance(Search* s, GreedyHeadMemo memo, index_t* visited, double* scor
     (and the search's slot's role bitsets), a last step whose node is not
     built and would be counted by popcounts (``BITSET_FACTOR``; records of
     ``mean_length`` features on average) is made by :func:`_choose_last`,
-    without the node.
+    without the node; so is a step whose truncated node must otherwise be
+    completed, when the search has few candidates.
     """
     cdef Choice c
     cdef index_t node
@@ -850,9 +853,18 @@ cdef int _advance(Search* s, GreedyHeadMemo memo, index_t* visited, double* scor
                               memo.node_complete[node], memo.node_depth[node] == 0, phi, memo.gamma,
                               s, visited, w, &need_counting)
         if need_counting:
-            s.pending = -2
-            s.status = 1
-            return 0
+            if (slot_bits != NULL and s.cand_bits != NULL and s.n_visited > 0
+                    and s.n_candidates * LAST_STEP_READS <= memo.n_features):
+                # Dense records and few candidates: the choice the completed node would give, from
+                # the search's own candidates counted on D[H]'s bitset (completing the node would
+                # count and store every literal of D[H]).
+                and_columns(feature_bits, n_rw, visited, s.n_visited, w.node_bits, &lo, &hi)
+                c = _choose_last(s, visited, phi, memo.gamma, feature_bits, n_rw, slot_bits, n_words, lo, hi, w)
+                w.n_direct += 1
+            else:
+                s.pending = -2
+                s.status = 1
+                return 0
         if c.feature < 0:
             s.status = 2         # no candidate left
             return 0
