@@ -1042,30 +1042,31 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         elif self.negations == "auto":
             other = self._fold_curves(X, {"other": dict(binarizer=candidates[best], negations=not negations)},
                                       Yb)["other"]
-            self.negations_scores_ = {bool(negations): self.binarizer_scores_[best],
-                                      not negations: _pooled_micro_f1(_every_rule(other))}
-            if _better_beyond_noise(_every_rule(other), _every_rule(folds)):
-                negations, folds = not negations, other
+            negations, folds = self._challenge_negations(negations, folds, other)
         return candidates[best], bool(negations), folds
+
+    def _challenge_negations(self, negations, first, other):
+        """``(negations, folds)``: the other choice of negated literals replaces the first guess only when
+        its folds score higher beyond noise (:func:`_better_beyond_noise`); sets ``negations_scores_``."""
+        self.negations_scores_ = {bool(negations): _pooled_micro_f1(_every_rule(first)),
+                                  not negations: _pooled_micro_f1(_every_rule(other))}
+        if _better_beyond_noise(_every_rule(other), _every_rule(first)):
+            return not negations, other
+        return bool(negations), first
 
     def _cross_validated_negations(self, X, binarizer, Yb, negations):
         """``(negations, folds)`` for binary X with ``negations="auto"``: the first guess, or the other
         choice when it scores higher on the folds beyond noise.
 
-        The same rule as for the cuts of numeric X (:meth:`_cross_validated_binarizer`): both
-        choices are fitted on the same ``VALIDATED_STOP_FOLDS`` folds and compared on whole rule
-        lists (:func:`_better_beyond_noise`); sets ``negations_scores_``.  Negated literals that
+        The same rule as for the cuts of numeric X (:meth:`_challenge_negations`): both choices
+        are fitted on the same ``VALIDATED_STOP_FOLDS`` folds and compared on whole rule lists.  Negated literals that
         would pass ``AUTO_NEGATION_MAX_ENTRIES`` are neither fitted nor chosen.
         """
         if not self._negations_in_budget(X):
             return False, self._fold_curves(X, {"given": dict(binarizer=binarizer, negations=False)}, Yb)["given"]
         curves = self._fold_curves(X, {choice: dict(binarizer=binarizer, negations=choice)
                                        for choice in (bool(negations), not negations)}, Yb)
-        first, other = curves[bool(negations)], curves[not negations]
-        self.negations_scores_ = {choice: _pooled_micro_f1(_every_rule(folds)) for choice, folds in curves.items()}
-        if _better_beyond_noise(_every_rule(other), _every_rule(first)):
-            return not negations, other
-        return bool(negations), first
+        return self._challenge_negations(negations, curves[bool(negations)], curves[not negations])
 
     def _fold_curves(self, X, candidates, Yb):
         """Per candidate, per fold, per least support: the held-out (tp, fp, fn) after each prefix.
