@@ -112,13 +112,15 @@ def test_auto_first_guess_is_the_label_density():
     assert off.negated_features_.size == 0 and not any(r.negated for r in off.rules_)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
 @pytest.mark.parametrize("labels", ["dense", "sparse"])
 @pytest.mark.parametrize("validated_stop", [True, False])
+@pytest.mark.parametrize("n_jobs", [None, 2])
 def test_auto_on_binary_data_keeps_the_first_guess_unless_the_folds_say_otherwise(monkeypatch, seed, labels,
-                                                                                 validated_stop):
-    """Binary X: both choices are fitted on the same folds; the other choice replaces the first guess
-    (the label density) only when it is better beyond noise, with or without validated_stop."""
+                                                                                 validated_stop, n_jobs):
+    """Binary X: the first guess (the label density) on every fold, the other choice raced on the same
+    folds: dropped after the first fold where its running mean gain is not positive, taken only when it
+    survives every fold and is better beyond noise; the same choice for any n_jobs."""
     from corset.model import _classifier as classifier
 
     X, Y = _dense_labels(seed)
@@ -126,23 +128,30 @@ def test_auto_on_binary_data_keeps_the_first_guess_unless_the_folds_say_otherwis
         Y = (np.random.RandomState(seed).rand(*Y.shape) < 0.1).astype(np.uint8)
         Y[:, 0] = (X[:, 0] == 0) & (X[:, 2] == 1)   # explained by a negated feature and x2
     guess = bool(Y.mean() >= AUTO_NEGATION_LABEL_DENSITY)
-    seen = []
+    calls = []
     original = classifier.CorsetClassifier._fold_curves
 
-    def spy(self, X_, candidates, Yb):
-        curves = original(self, X_, candidates, Yb)
-        seen.append(curves)
-        return curves
+    def spy(self, X_, candidates, Yb, folds=None):
+        calls.append(({name: c["negations"] for name, c in candidates.items()}, folds))
+        return original(self, X_, candidates, Yb, folds)
 
     monkeypatch.setattr(classifier.CorsetClassifier, "_fold_curves", spy)
-    clf = CorsetClassifier(random_state=seed, validated_stop=validated_stop, **FAST).fit(X, Y)
-    (curves,) = seen
-    assert set(curves) == {guess, not guess}
-    switch = classifier._better_beyond_noise(classifier._every_rule(curves[not guess]),
-                                             classifier._every_rule(curves[guess]))
+    clf = CorsetClassifier(random_state=seed, validated_stop=validated_stop, n_jobs=n_jobs, **FAST).fit(X, Y)
+    assert calls[0] == ({"first": guess}, None)
+    assert all(c == {"other": not guess} for c, _ in calls[1:])
+    # By hand: both choices on all folds (a fold's split and seed do not depend on the others fitted),
+    # each fold's micro-F1 from the held-out predictions of the fold's model.
+    est = CorsetClassifier(random_state=seed, validated_stop=validated_stop, **FAST)
+    first, other = (original(est, X, {0: dict(binarizer="auto", negations=c)}, Y)[0] for c in (guess, not guess))
+    gains = classifier._fold_micro_f1(classifier._every_rule(other)) - \
+        classifier._fold_micro_f1(classifier._every_rule(first))
+    raced = next((j + 1 for j in range(gains.size) if gains[:j + 1].mean() <= 0), gains.size)
+    if n_jobs is None:   # one fold at a time, in order, up to the fold that dropped it
+        assert [f for _, f in calls[1:]] == [[j] for j in range(raced)]
+    switch = raced == gains.size and gains.mean() > gains.std(ddof=1) / np.sqrt(gains.size)
     assert bool(clf.negated_features_.size) == (guess != switch)
-    assert clf.negations_scores_ == {c: classifier._pooled_micro_f1(classifier._every_rule(curves[c]))
-                                     for c in (True, False)}
+    assert clf.negations_scores_ == {guess: classifier._pooled_micro_f1(classifier._every_rule(first[:raced])),
+                                     not guess: classifier._pooled_micro_f1(classifier._every_rule(other[:raced]))}
     assert (clf.validation_curve_ is not None) == validated_stop
 
 
@@ -153,7 +162,7 @@ def test_auto_on_binary_data_fits_no_negated_literals_past_the_bound(monkeypatch
     seen = []
     original = classifier.CorsetClassifier._fold_curves
     monkeypatch.setattr(classifier.CorsetClassifier, "_fold_curves",
-                        lambda self, X_, c, Yb: seen.append(c) or original(self, X_, c, Yb))
+                        lambda self, X_, c, Yb, folds=None: seen.append(c) or original(self, X_, c, Yb, folds))
     monkeypatch.setattr(classifier, "AUTO_NEGATION_MAX_ENTRIES", 10)
     clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
     assert clf.negated_features_.size == 0 and clf.negations_scores_ is None
@@ -257,9 +266,9 @@ def test_auto_negations_stay_off_past_the_occurrence_budget(monkeypatch):
     seen = []
     original = classifier.CorsetClassifier._fold_curves
 
-    def spy(self, X, candidates, Yb):
+    def spy(self, X, candidates, Yb, folds=None):
         seen.extend(c["negations"] for c in candidates.values())
-        return original(self, X, candidates, Yb)
+        return original(self, X, candidates, Yb, folds)
 
     monkeypatch.setattr(classifier.CorsetClassifier, "_fold_curves", spy)
     model = CorsetClassifier(random_state=0, **FAST).fit(Xn, Yn)
