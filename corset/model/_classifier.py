@@ -410,8 +410,13 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         cross-validation of the whole estimator on the training data:
         either one cut at the training 90th percentile (the paper's
         protocol) or five, at the 10th, 30th, 50th, 70th and 90th (their
-        complements come from negated literals).  The scores are in
-        ``binarizer_scores_``; below 30 records the single cut is taken.  "passthrough": X must be binary.  A transformer
+        complements come from negated literals).  The single cut is fitted
+        on every fold; the five cuts are raced (fitted fold by fold, dropped
+        as soon as their mean gain so far is not positive) and taken only
+        when they survive every fold and score higher by more than the
+        standard error of the per-fold differences, the rule of
+        ``negations``.  The scores are in ``binarizer_scores_``; below 30
+        records the single cut is taken.  "passthrough": X must be binary.  A transformer
         (e.g. a configured ``PercentileBinarizer``) is cloned and fitted on
         X.  The fitted one is ``features_.binarizer_``; ``predict`` and
         ``explain`` apply it to raw X, and rules print in the data's units.
@@ -615,15 +620,16 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     binarizer_scores_ : dict or None
         With ``binarizer="auto"`` on numeric X: the cross-validated
         micro-F1 of each candidate cut (``"p90"``, ``"p10-90"``), with
-        negations as first guessed; the best one was used.  None when no
-        choice was made.
+        negations as first guessed, pooled over the folds it was fitted on
+        (the five cuts may have been dropped after one or two; see
+        ``binarizer``).  None when no choice was made.
     negations_scores_ : dict or None
         With ``negations="auto"`` as well: the cross-validated micro-F1 of
         the chosen cuts without and with negated literals (keys False and
-        True), pooled over the folds the other choice was fitted on (all of
-        them unless racing dropped it early); the other choice replaced the
-        first guess only when it was better on every fold's running mean and
-        beyond noise (see ``negations``).  None when no choice was made.
+        True), each pooled over the folds it was fitted on (the other choice
+        may have been dropped after one or two; see ``negations``); the
+        other choice replaced the first guess only when it survived every
+        fold and was better beyond noise.  None when no choice was made.
     features_ : corset.model._features.RawFeatures
         How raw X becomes the items: its ``binarizer_`` (None when X was
         binary) is applied again by ``predict`` and ``explain``.
@@ -1013,18 +1019,21 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
         ``AUTO_BINARIZER_FOLDS``-fold cross-validation on the training data
         (shuffled folds), each fold fitted with this estimator's parameters,
-        the candidate binarizer and ``negations`` (the first guess); the
-        candidate with the best pooled micro-F1 wins, ties going to the first
-        (the paper's single cut).  With ``negations="auto"``, the winner is
-        then cross-validated on the same folds with the other choice of
-        negated literals, which replaces the first guess only when it scores
-        higher beyond noise (:func:`_better_beyond_noise`).  A candidate whose
-        negated literals would pass ``AUTO_NEGATION_MAX_ENTRIES`` is fitted
-        and chosen without them.  Below ``AUTO_BINARIZER_MIN_RECORDS`` records nothing is
-        validated: the first candidate and the first guess (folds None).
-        Sets ``binarizer_scores_`` and ``negations_scores_``; the folds
-        returned are the winner's prefix counts (see :meth:`_fold_curves`),
-        which ``validated_stop`` reuses.
+        a candidate binarizer and ``negations`` (the first guess).  The first
+        candidate (the paper's single cut) is fitted on every fold; each
+        other one is raced against the best so far (:meth:`_raced_folds`:
+        dropped after the first fold where its mean gain so far is not
+        positive) and replaces it only when it survives every fold and
+        scores higher beyond noise (:func:`_better_beyond_noise`), the rule
+        of the negated literals' choice.  With ``negations="auto"``, the
+        winner's other choice of negated literals is then raced on the same
+        folds (:meth:`_challenge_negations`).  A candidate whose negated
+        literals would pass ``AUTO_NEGATION_MAX_ENTRIES`` is fitted and
+        chosen without them.  Below ``AUTO_BINARIZER_MIN_RECORDS`` records
+        nothing is validated: the first candidate and the first guess (folds
+        None).  Sets ``binarizer_scores_`` and ``negations_scores_``; the
+        folds returned are the winner's prefix counts (see
+        :meth:`_fold_curves`), which ``validated_stop`` reuses.
         """
         first = next(iter(candidates))
         # Each candidate fitted once on all of X: a bad value gets the binarizer's own message, and
@@ -1036,12 +1045,17 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         allowed = {name: self.negations != "auto"
                    or _negation_occurrences(np.rint(b.positive_rate_ * n), n) <= AUTO_NEGATION_MAX_ENTRIES
                    for name, b in fitted.items()}
-        curves = self._fold_curves(X, {name: dict(binarizer=c, negations=negations and allowed[name])
-                                       for name, c in candidates.items()}, Yb)
-        # The cuts and negations are chosen on every selected rule (each fold's first curve).
-        self.binarizer_scores_ = {name: _pooled_micro_f1(_every_rule(folds)) for name, folds in curves.items()}
-        best = max(self.binarizer_scores_, key=lambda name: self.binarizer_scores_[name])   # first among equals
-        folds = curves[best]
+        params = {name: dict(binarizer=c, negations=negations and allowed[name]) for name, c in candidates.items()}
+        best = first
+        folds = self._fold_curves(X, {first: params[first]}, Yb)[first]
+        self.binarizer_scores_ = {first: _pooled_micro_f1(_every_rule(folds))}
+        for name in candidates:
+            if name == first:
+                continue
+            other = self._raced_folds(X, params[name], Yb, folds)
+            self.binarizer_scores_[name] = _pooled_micro_f1(_every_rule(other))
+            if len(other) == len(folds) and _better_beyond_noise(_every_rule(other), _every_rule(folds)):
+                best, folds = name, other
         if not allowed[best]:
             negations = False
         elif self.negations == "auto":
@@ -1057,12 +1071,11 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         dropped as soon as its mean per-fold difference so far is not
         positive; it replaces the first guess only when it survives every
         fold and scores higher beyond noise (:func:`_better_beyond_noise`).
-        Sets ``negations_scores_``: both choices' pooled micro-F1 on the folds
-        the other choice was fitted on.
+        Sets ``negations_scores_``: each choice's pooled micro-F1 over the
+        folds it was fitted on.
         """
         other = self._raced_folds(X, candidate, Yb, first)
-        paired = first[:len(other)]
-        self.negations_scores_ = {bool(negations): _pooled_micro_f1(_every_rule(paired)),
+        self.negations_scores_ = {bool(negations): _pooled_micro_f1(_every_rule(first)),
                                   not negations: _pooled_micro_f1(_every_rule(other))}
         if len(other) == len(first) and _better_beyond_noise(_every_rule(other), _every_rule(first)):
             return not negations, other
