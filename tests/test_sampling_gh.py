@@ -260,3 +260,69 @@ def test_rejection_pairs_seed_the_searches(global_random_seed):
     pairs = search.draw_pairs((0,), 20, global_random_seed)
     direct = HeadSampler(data, method="rejection", max_head_length=3).sample_pairs((0,), 20, global_random_seed)
     assert pairs == (direct[0].tolist(), direct[1].tolist())
+
+
+@pytest.mark.parametrize("shape", [(40, 6, 0.5), (60, 30, 0.1), (30, 12, 0.8)], ids=["small", "sparse", "dense"])
+@pytest.mark.parametrize("normalise", [False, True])
+@pytest.mark.parametrize("max_length", [None, 2])
+def test_batch_counts_negated_literals_as_complements(global_random_seed, shape, normalise, max_length):
+    """With ``negated`` and ``r_plain_end``, the batch kernel scans only the records' plain features
+    and counts "NOT f" as D[H]'s counts minus f's: the heads of the Python reference on the whole
+    literal matrix, and of the kernel without the complements, for seed pairs and the
+    deterministic input, records of role 0 included, some features negated only."""
+    n, m, density = shape
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(n, m) < density
+    negated = np.sort(rng.choice(m, size=max(1, 2 * m // 3), replace=False))
+    data = BinaryData.with_negations(X, rng.rand(n, 1) < 0.5, negated)
+    literals = data.X.toarray().astype(bool)
+    assert literals.shape[1] == m + negated.size
+    kwargs = GreedyHeadSearch(data, seed="uniform")._negations()
+    f_idx, r_idx = data.feature_records, data.record_features
+    roles = rng.randint(0, 3, size=(2, n)).astype(np.uint8)
+    n_positive = (roles == 1).sum(axis=1).astype(np.int64)
+    first = np.stack([np.stack([literals[roles[t] == k].sum(axis=0) for t in range(2)]) for k in (1, 2)])
+    # The wrapper's first-step counts (negated literals as complements) are these.
+    assert np.array_equal(GreedyHeadSearch(data, seed="uniform", memo=False)._first_counts(roles), first)
+    cand_lists = [np.flatnonzero(literals[roles[t] == 1].any(axis=0)).astype(np.int32) for t in range(2)]
+    cand_indptr = np.array([0, cand_lists[0].size, cand_lists[0].size + cand_lists[1].size], dtype=np.int64)
+    n_jobs = 12
+    job_tail = rng.randint(0, 2, size=n_jobs).astype(np.int32)
+    job_pos = rng.randint(0, n, size=n_jobs).astype(np.int32)
+    job_neg = rng.randint(-1, n, size=n_jobs).astype(np.int32)
+    job_pos[:3] = -1   # the deterministic input: the tail's candidate list
+    args = (f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, np.concatenate(cand_lists),
+            roles, n_positive, first.astype(np.int32), job_tail, job_pos, job_neg, 0.5, 0.1, normalise, True, 1,
+            -1 if max_length is None else max_length, 1)
+    indptr, ids = _gh.greedy_heads(*args, **kwargs)
+    plain = _gh.greedy_heads(*args)
+    assert np.array_equal(indptr, plain[0]) and np.array_equal(ids, plain[1])
+    for j in range(n_jobs):
+        t = job_tail[j]
+        if job_pos[j] < 0:
+            cand = cand_lists[t].tolist()
+        else:
+            cand = set(np.flatnonzero(literals[job_pos[j]]).tolist())
+            if job_neg[j] >= 0:
+                cand -= set(np.flatnonzero(literals[job_neg[j]]).tolist())
+            cand = sorted(cand)
+        ref_head, _, _ = reference_search(literals, roles[t], cand, int(n_positive[t]), 0.5, 0.1, normalise,
+                                          1, max_length)
+        assert ids[indptr[j]:indptr[j + 1]].tolist() == sorted(ref_head)
+
+
+def test_batch_refuses_half_a_description_of_negated_literals():
+    rng = np.random.RandomState(0)
+    data = BinaryData.with_negations(rng.rand(10, 4) < 0.5, rng.rand(10, 1) < 0.5, np.arange(4))
+    kwargs = GreedyHeadSearch(data, seed="uniform")._negations()
+    f_idx, r_idx = data.feature_records, data.record_features
+    roles = np.ones((1, 10), dtype=np.uint8)
+    args = (f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, np.zeros(2, np.int64), np.zeros(0, np.int32),
+            roles, np.array([10]), np.zeros((2, 1, 8), np.int32), np.zeros(1, np.int32), np.zeros(1, np.int32),
+            np.full(1, -1, np.int32), 0.5, 0.1, False, True, 1, 3, 1)
+    with pytest.raises(ValueError, match="go together"):
+        _gh.greedy_heads(*args, negated=kwargs["negated"])
+    end = kwargs["r_plain_end"].copy()
+    end[2] += 1
+    with pytest.raises(ValueError, match="r_plain_end\\[2\\]"):
+        _gh.greedy_heads(*args, negated=kwargs["negated"], r_plain_end=end)

@@ -28,3 +28,27 @@ cdef inline void copy_sorted(const index_t* src, Py_ssize_t n, index_t* dst) noe
             dst[k] = dst[k - 1]
             k -= 1
         dst[k] = v
+
+
+cdef inline int check_negations(const index_t[::1] negated, const ptr_t[::1] r_plain_end,
+                                 const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
+                                 Py_ssize_t n_features, Py_ssize_t n_records) except -1:
+    """The negated literals' description must fit the data: ids of plain features, and each record's
+    plain features ending where its first negated literal starts (rows are sorted, as everywhere in
+    the data layer: the two ids around the split are checked)."""
+    cdef Py_ssize_t n_plain = n_features - negated.shape[0], i, r
+    if n_plain < 0:
+        raise ValueError(f"negated: {negated.shape[0]} negated literals for {n_features} features")
+    if r_plain_end is None or r_plain_end.shape[0] != n_records:
+        raise ValueError(f"r_plain_end must hold one entry per record ({n_records})")
+    for i in range(negated.shape[0]):
+        if negated[i] < 0 or negated[i] >= n_plain:
+            raise ValueError(f"negated[{i}] = {negated[i]} is not a plain feature id in [0, {n_plain})")
+    for r in range(n_records):
+        if r_plain_end[r] < r_indptr[r] or r_plain_end[r] > r_indptr[r + 1]:
+            raise ValueError(f"r_plain_end[{r}] lies outside record {r}'s row")
+        if ((r_plain_end[r] > r_indptr[r] and r_ids[r_plain_end[r] - 1] >= n_plain)
+                or (r_plain_end[r] < r_indptr[r + 1] and r_ids[r_plain_end[r]] < n_plain)):
+            raise ValueError(f"r_plain_end[{r}] does not split record {r}'s plain features from its "
+                             "negated literals")
+    return 0

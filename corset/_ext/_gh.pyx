@@ -73,7 +73,9 @@ cdef Py_ssize_t greedy_head_search_ptr(
         index_t* support, Py_ssize_t* n_visited_out,
         const ptr_t* r_indptr, const index_t* r_ids, index_t* cand_pos,
         Py_ssize_t* pos_count, Py_ssize_t* neg_count, int mode,
-        const index_t* first_pos, const index_t* first_neg) noexcept nogil:
+        const index_t* first_pos, const index_t* first_neg,
+        Py_ssize_t n_plain, const index_t* negated, const ptr_t* r_plain_end,
+        index_t* comp_pos) noexcept nogil:
     """Algorithm 5 on explicit inputs; returns the length of the best prefix.
 
     Head-length bounds: the search stops once ``max_length`` features are
@@ -97,6 +99,14 @@ cdef Py_ssize_t greedy_head_search_ptr(
     NULL: always intersect).  ``first_pos``/``first_neg`` (per feature:
     positives and negatives of D[{h}], the same for every search of a tail),
     when not NULL, give the first step's counts without touching the index.
+
+    Negated literals (``negated`` not NULL): the feature ``n_plain + i`` is
+    "NOT negated[i]", and a record's plain features end at ``r_plain_end``
+    in its sorted row.  The scan then reads only the plain features and
+    counts a negated candidate as its feature's complement in D[H]
+    (``comp_pos``: plain feature -> slot of its negated candidate or -1, all
+    -1 on entry and on exit): a record holds nearly every negated literal,
+    so scanning them would cost far more than the counts they give.
     """
     cdef Py_ssize_t step, c, best_c, n_support = 0, pos, neg, n_visited = 0
     cdef Py_ssize_t best_prefix = 0, best_pos = 0
@@ -107,12 +117,18 @@ cdef Py_ssize_t greedy_head_search_ptr(
     cdef ptr_t length, p
     cdef const index_t* plist
     cdef bint scan
-    cdef Py_ssize_t scan_cost, n_unused, r, slot
+    cdef Py_ssize_t scan_cost, n_unused, r, slot, h_pos, h_neg
     cdef uint8_t rr
+    cdef bint complements = negated != NULL and r_plain_end != NULL and r_indptr != NULL
+    cdef const ptr_t* r_end = r_plain_end if complements else (r_indptr + 1 if r_indptr != NULL else NULL)
 
     if r_indptr != NULL:
         for c in range(n_candidates):
-            cand_pos[candidates[c]] = <index_t>c
+            h = candidates[c]
+            if complements and h >= n_plain:
+                comp_pos[negated[h - n_plain]] = <index_t>c
+            else:
+                cand_pos[h] = <index_t>c
 
     for step in range(min(n_candidates, max_length)):
         best_c = -1
@@ -124,24 +140,41 @@ cdef Py_ssize_t greedy_head_search_ptr(
             else:
                 scan_cost = 0
                 for r in range(n_support):
-                    scan_cost += r_indptr[support[r] + 1] - r_indptr[support[r]]
+                    scan_cost += r_end[support[r]] - r_indptr[support[r]]
                 n_unused = n_candidates - step
                 scan = scan_cost < n_unused * (n_support + 8)
         if scan:
             for c in range(n_candidates):
                 pos_count[c] = 0
                 neg_count[c] = 0
+            h_pos = 0
+            h_neg = 0
             for r in range(n_support):
                 rr = role[support[r]]
                 if rr == 0:
                     continue
-                for p in range(r_indptr[support[r]], r_indptr[support[r] + 1]):
+                h_pos += rr == 1
+                h_neg += rr == 2
+                for p in range(r_indptr[support[r]], r_end[support[r]]):
                     slot = cand_pos[r_ids[p]]
                     if slot >= 0:
                         if rr == 1:
                             pos_count[slot] += 1
                         else:
                             neg_count[slot] += 1
+                    if complements:
+                        # f's counts in the slot of "NOT f", turned into their complement below.
+                        slot = comp_pos[r_ids[p]]
+                        if slot >= 0:
+                            if rr == 1:
+                                pos_count[slot] += 1
+                            else:
+                                neg_count[slot] += 1
+            if complements:
+                for c in range(n_candidates):
+                    if candidates[c] >= n_plain:
+                        pos_count[c] = h_pos - pos_count[c]
+                        neg_count[c] = h_neg - neg_count[c]
         for c in range(n_candidates):
             if used[c]:
                 continue
@@ -197,7 +230,11 @@ cdef Py_ssize_t greedy_head_search_ptr(
 
     if r_indptr != NULL:
         for c in range(n_candidates):
-            cand_pos[candidates[c]] = -1
+            h = candidates[c]
+            if complements and h >= n_plain:
+                comp_pos[negated[h - n_plain]] = -1
+            else:
+                cand_pos[h] = -1
 
     # Best prefix of allowed length: the first index of the maximum score.
     for c in range(min_length - 1 if min_length > 0 else 0, n_visited):
@@ -254,7 +291,8 @@ def greedy_head_search(const ptr_t[::1] indptr, const index_t[::1] ids,
                                       &visited_v[0], &scores_v[0], &used_v[0],
                                       &support_v[0], &n_visited,
                                       r_indptr_p, r_ids_p, &cand_pos_v[0],
-                                      &counts_v[0, 0], &counts_v[1, 0], mode, NULL, NULL)
+                                      &counts_v[0, 0], &counts_v[1, 0], mode, NULL, NULL,
+                                      0, NULL, NULL, NULL)
     return visited[:best].copy(), visited[:n_visited].copy(), scores[:n_visited].copy()
 
 
@@ -291,6 +329,7 @@ cdef int _one_job(const ptr_t* f_indptr, const index_t* f_ids,
                   double gamma, double epsilon, bint normalise,
                   Py_ssize_t min_length, Py_ssize_t max_length, Py_ssize_t n_features,
                   const index_t* first_pos, const index_t* first_neg,
+                  Py_ssize_t n_plain, const index_t* negated, const ptr_t* r_plain_end,
                   index_t* head_out, Py_ssize_t* head_length) noexcept nogil:
     """One search; -1 on allocation failure.  ``head_out`` has room for n_cand_in ids."""
     cdef Py_ssize_t n_c, n_visited = 0, best, size = n_cand_in if n_cand_in > 0 else 1
@@ -299,14 +338,16 @@ cdef int _one_job(const ptr_t* f_indptr, const index_t* f_ids,
     cdef double* scores = <double*> malloc(size * sizeof(double))
     cdef uint8_t* used = <uint8_t*> malloc(size * sizeof(uint8_t))
     cdef index_t* support = <index_t*> malloc((n_records if n_records > 0 else 1) * sizeof(index_t))
-    cdef index_t* cand_pos = <index_t*> malloc((n_features if n_features > 0 else 1) * sizeof(index_t))
+    # cand_pos, then (negated literals) comp_pos: n_features slots each.
+    cdef index_t* cand_pos = <index_t*> malloc((2 * n_features if n_features > 0 else 1) * sizeof(index_t))
+    cdef index_t* comp_pos = cand_pos + n_features
     cdef Py_ssize_t* counts = <Py_ssize_t*> malloc(2 * size * sizeof(Py_ssize_t))
     cdef Py_ssize_t i
     if (cand == NULL or visited == NULL or scores == NULL or used == NULL or support == NULL
             or cand_pos == NULL or counts == NULL):
         free(cand); free(visited); free(scores); free(used); free(support); free(cand_pos); free(counts)
         return -1
-    for i in range(n_features):
+    for i in range(2 * n_features):
         cand_pos[i] = -1
     if difference and neg >= 0:
         n_c = _difference(cand_in, n_cand_in, r_ids + r_indptr[neg], r_indptr[neg + 1] - r_indptr[neg], cand)
@@ -320,7 +361,7 @@ cdef int _one_job(const ptr_t* f_indptr, const index_t* f_ids,
                                   normalise, min_length, max_length if max_length >= 0 else n_c,
                                   visited, scores, used, support, &n_visited,
                                   r_indptr, r_ids, cand_pos, counts, counts + size, 0,
-                                  first_pos, first_neg)
+                                  first_pos, first_neg, n_plain, negated, r_plain_end, comp_pos)
     for n_c in range(best):
         head_out[n_c] = visited[n_c]
     head_length[0] = best
@@ -335,7 +376,8 @@ def greedy_heads(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
                  const index_t[:, :, ::1] first_counts,
                  const index_t[::1] job_tail, const index_t[::1] job_pos, const index_t[::1] job_neg,
                  double gamma, double epsilon, bint normalise, bint difference,
-                 Py_ssize_t min_length, Py_ssize_t max_length, int n_threads):
+                 Py_ssize_t min_length, Py_ssize_t max_length, int n_threads,
+                 const index_t[::1] negated=None, const ptr_t[::1] r_plain_end=None):
     """Run Algorithm 5 for a batch of jobs; return the heads as CSR ``(indptr, ids)``.
 
     Job j searches for tail ``job_tail[j]`` (row of ``roles`` and entry of
@@ -348,6 +390,12 @@ def greedy_heads(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
     independent and deterministic, so the result does not depend on
     ``n_threads``.  ``first_counts[0, t, h]`` and ``first_counts[1, t, h]``
     are the positives and negatives of D[{h}] for tail slot t.
+
+    ``negated`` and ``r_plain_end`` (both or neither): the last
+    ``len(negated)`` features are the negated literals "NOT negated[i]",
+    and ``r_plain_end[r]`` is where record r's plain features end in its
+    sorted row; the searches then count a negated literal as its feature's
+    complement instead of scanning it (the same heads).
     """
     cdef Py_ssize_t n_jobs = job_tail.shape[0], j, n_records = roles.shape[1]
     cdef Py_ssize_t n_features = f_indptr.shape[0] - 1
@@ -363,6 +411,16 @@ def greedy_heads(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
     cdef const index_t* f_ids_p = &f_ids[0] if f_ids.shape[0] > 0 else NULL
     cdef const index_t* r_ids_p = &r_ids[0] if r_ids.shape[0] > 0 else NULL
     cdef const index_t* c_ids_p = &cand_ids[0] if cand_ids.shape[0] > 0 else NULL
+    cdef Py_ssize_t n_plain = n_features
+    cdef const index_t* negated_p = NULL
+    cdef const ptr_t* plain_end_p = NULL
+    if (negated is None) != (r_plain_end is None):
+        raise ValueError("negated and r_plain_end go together")
+    if negated is not None and negated.shape[0] > 0:
+        check_negations(negated, r_plain_end, r_indptr, r_ids, n_features, n_records)
+        n_plain = n_features - negated.shape[0]
+        negated_p = &negated[0]
+        plain_end_p = &r_plain_end[0]
     if n_jobs == 0:
         return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int32)
     for j in prange(n_jobs, nogil=True, schedule="dynamic", num_threads=max(n_threads, 1)):
@@ -372,7 +430,7 @@ def greedy_heads(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
                               job_neg[j], difference, &roles[job_tail[j], 0], n_positive[job_tail[j]],
                               n_records, gamma, epsilon, normalise, min_length, max_length,
                               n_features, &first_counts[0, job_tail[j], 0], &first_counts[1, job_tail[j], 0],
-                              &buf[0] + off[j], &length_v[j])
+                              n_plain, negated_p, plain_end_p, &buf[0] + off[j], &length_v[j])
         else:
             status = _one_job(&f_indptr[0], f_ids_p, &r_indptr[0], r_ids_p,
                               c_ids_p + cand_indptr[job_tail[j]],
@@ -380,7 +438,7 @@ def greedy_heads(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
                               -1, False, &roles[job_tail[j], 0], n_positive[job_tail[j]],
                               n_records, gamma, epsilon, normalise, min_length, max_length,
                               n_features, &first_counts[0, job_tail[j], 0], &first_counts[1, job_tail[j], 0],
-                              &buf[0] + off[j], &length_v[j])
+                              n_plain, negated_p, plain_end_p, &buf[0] + off[j], &length_v[j])
         # An in-place operator makes ``failed`` a reduction over the threads.
         failed += status != 0
     if failed:

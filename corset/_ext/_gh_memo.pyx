@@ -52,7 +52,7 @@ from libcpp.vector cimport vector
 
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
 from corset._ext._intersect cimport support_into_ptr
-from corset._ext._gh cimport copy_sorted, job_candidate_offsets
+from corset._ext._gh cimport check_negations, copy_sorted, job_candidate_offsets
 
 cdef extern from "corset_gh_memo.h":
     ctypedef struct Entry "corset_gh_entry":
@@ -1083,29 +1083,6 @@ cdef inline void _ready_slot(Batch* b, Py_ssize_t t) noexcept nogil:
         _role_bits(b.roles + t * b.roles_stride, b.n_records, _slot_bits(b, t), _slot_bits(b, t) + b.slot_row)
 
 
-cdef int _check_negations(const index_t[::1] negated, const ptr_t[::1] r_plain_end, const ptr_t[::1] r_indptr,
-                          const index_t[::1] r_ids, Py_ssize_t n_features, Py_ssize_t n_records) except -1:
-    """The negated literals' description must fit the data: ids of plain features, and each record's
-    plain features ending where its first negated literal starts (rows are sorted, as everywhere in
-    the data layer: the two ids around the split are checked)."""
-    cdef Py_ssize_t n_plain = n_features - negated.shape[0], i, r
-    if n_plain < 0:
-        raise ValueError(f"negated: {negated.shape[0]} negated literals for {n_features} features")
-    if r_plain_end is None or r_plain_end.shape[0] != n_records:
-        raise ValueError(f"r_plain_end must hold one entry per record ({n_records})")
-    for i in range(negated.shape[0]):
-        if negated[i] < 0 or negated[i] >= n_plain:
-            raise ValueError(f"negated[{i}] = {negated[i]} is not a plain feature id in [0, {n_plain})")
-    for r in range(n_records):
-        if r_plain_end[r] < r_indptr[r] or r_plain_end[r] > r_indptr[r + 1]:
-            raise ValueError(f"r_plain_end[{r}] lies outside record {r}'s row")
-        if ((r_plain_end[r] > r_indptr[r] and r_ids[r_plain_end[r] - 1] >= n_plain)
-                or (r_plain_end[r] < r_indptr[r + 1] and r_ids[r_plain_end[r]] < n_plain)):
-            raise ValueError(f"r_plain_end[{r}] does not split record {r}'s plain features from its "
-                             "negated literals")
-    return 0
-
-
 cdef int _check_inputs(GreedyHeadMemo memo, const index_t[::1] roots, Py_ssize_t n_slots,
                        const uint64_t[::1] record_bits, Py_ssize_t n_words,
                        const uint64_t[::1] feature_bits, Py_ssize_t n_record_words) except -1:
@@ -1460,7 +1437,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     b.neg.r_plain_end = NULL
     b.neg.n_plain_occurrences = r_indptr[n_records]
     if negated is not None and negated.shape[0] > 0:
-        _check_negations(negated, r_plain_end, r_indptr, r_ids, n_features, n_records)
+        check_negations(negated, r_plain_end, r_indptr, r_ids, n_features, n_records)
         b.neg.n_negated = negated.shape[0]
         b.neg.n_plain = n_features - negated.shape[0]
         b.neg.negated = &negated[0]

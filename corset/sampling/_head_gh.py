@@ -239,12 +239,13 @@ class GreedyHeadSearch(HeadMethodSampler):
         return self._column_bits
 
     def _negations(self):
-        """``{"negated": ..., "r_plain_end": ...}`` for the memo's node builds; empty without negated literals.
+        """``{"negated": ..., "r_plain_end": ...}`` for the searches; empty without negated literals.
 
         The literal ``n_features - len(negated) + i`` is "NOT negated[i]"; a
         record's plain features end at ``r_plain_end`` in its sorted row.
-        The memo counts each negated literal as the complement of its
-        feature instead of scanning it on every record that holds it.
+        Both kernels (the memo's node builds, the plain search's scans)
+        count each negated literal as the complement of its feature instead
+        of scanning it on every record that holds it.
         """
         negated = getattr(self.data, "negated_features", None)
         if negated is None or negated.size == 0:
@@ -277,13 +278,22 @@ class GreedyHeadSearch(HeadMethodSampler):
         """Per tail slot and feature h: positives and negatives of D[{h}] (the plain kernel's first step)."""
         data = self.data
         X = data.X
+        negated = self._negations().get("negated")
+        n_plain = data.n_features - (negated.size if negated is not None else 0)
         if self._record_of_entry is None:
-            self._record_of_entry = np.repeat(np.arange(data.n_records, dtype=np.int64), np.diff(X.indptr))
+            # The plain entries only: "NOT f" is counted as the complement of f (a record holds
+            # nearly every negated literal).
+            plain = X.indices < n_plain
+            self._record_of_entry = (np.repeat(np.arange(data.n_records, dtype=np.int64), np.diff(X.indptr))[plain],
+                                     X.indices[plain])
+        records, features = self._record_of_entry
         out = np.empty((2, roles.shape[0], data.n_features), dtype=np.int32)
         for t in range(roles.shape[0]):
-            entry_role = roles[t][self._record_of_entry]
-            out[0, t] = np.bincount(X.indices[entry_role == 1], minlength=data.n_features)
-            out[1, t] = np.bincount(X.indices[entry_role == 2], minlength=data.n_features)
+            entry_role = roles[t][records]
+            for k, role in enumerate((1, 2)):
+                out[k, t, :n_plain] = np.bincount(features[entry_role == role], minlength=n_plain)
+                if negated is not None:
+                    out[k, t, n_plain:] = np.count_nonzero(roles[t] == role) - out[k, t, negated]
         return out
 
     # -- per tail ------------------------------------------------------------
@@ -571,7 +581,8 @@ class GreedyHeadSearch(HeadMethodSampler):
             indptr, ids = _gh.greedy_heads(
                 f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles, n_positive,
                 first_counts, *jobs, self.gamma, self.epsilon, self.normalise,
-                self.candidates == "difference", self.min_head_length, max_length, int(n_threads))
+                self.candidates == "difference", self.min_head_length, max_length, int(n_threads),
+                **self._negations())
         # Jobs are grouped by tail slot, in slot order: slot i starts after all earlier slots' jobs;
         # occurrence k of a tail takes the slot's n jobs from starts[i] + k·n on.
         next_job = list(accumulate(job_counts, initial=0))
