@@ -14,7 +14,7 @@ the structure can be shared between threads and samplers.
 """
 import numpy as np
 
-from ._ext import _intersect
+from ._ext import _csr_rows, _intersect
 from ._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
 from ._validation import check_binary_matrix, check_ids
 
@@ -39,12 +39,17 @@ def with_negated_columns(X, negated):
     """
     import scipy.sparse as sp
 
-    negated = np.asarray(negated, dtype=np.int64)
+    negated = np.ascontiguousarray(negated, dtype=np.int64)
     if negated.size == 0:
         return X
-    complement = sp.csr_array(1 - X[:, negated].toarray())
-    out = sp.hstack([X, complement], format="csr").astype(np.uint8)
-    out.sort_indices()
+    # One pass over X's rows (compiled): the negated literals of a row are the negated
+    # features it lacks, written after its own ids.
+    indptr, ids = _csr_rows.with_negated_columns(np.asarray(X.indptr, dtype=PTR_DTYPE),
+                                                 np.asarray(X.indices, dtype=INDEX_DTYPE), X.shape[1], negated)
+    if ids.size <= np.iinfo(np.int32).max:
+        indptr = indptr.astype(np.int32)   # scipy's own choice for such a matrix (int32 ids)
+    out = sp.csr_array((np.ones(ids.size, dtype=np.uint8), ids, indptr), shape=(X.shape[0], X.shape[1] + negated.size))
+    out.has_sorted_indices = True
     return out
 
 

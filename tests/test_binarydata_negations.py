@@ -29,3 +29,20 @@ def test_with_negations_refuses_bad_feature_ids(negated):
     X = np.eye(9, dtype=np.uint8)
     with pytest.raises(ValueError, match="distinct feature ids"):
         BinaryData.with_negations(X, np.ones((9, 1)), negated)
+
+
+@pytest.mark.parametrize("shape", [(0, 5), (1, 1), (30, 12), (7, 40)])
+def test_negated_columns_match_a_dense_complement(global_random_seed, shape):
+    """The compiled row pass gives ``[X, 1 - X[:, negated]]`` exactly: sorted canonical rows, any
+    order of ``negated``, empty and full rows, uint8 values."""
+    from corset._validation import check_binary_matrix
+
+    rng = np.random.RandomState(global_random_seed)
+    n, m = shape
+    dense = rng.rand(n, m) < rng.choice([0.0, 0.3, 0.9, 1.0])
+    X = check_binary_matrix(sp.csr_array(dense), "X")
+    for k in sorted({1, m // 2, m}):
+        negated = rng.choice(m, k, replace=False)
+        out = with_negated_columns(X, negated)
+        assert out.shape == (n, m + k) and out.dtype == np.uint8 and out.has_canonical_format
+        np.testing.assert_array_equal(out.toarray(), np.hstack([dense, ~dense[:, negated]]))

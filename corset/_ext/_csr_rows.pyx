@@ -94,3 +94,51 @@ def gather_rows(const ptr_t[::1] indptr, const index_t[::1] ids, const int64_t[:
                 pos += 1
             oi[i + 1] = pos
     return out_indptr, out_ids
+
+
+def with_negated_columns(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t n_columns,
+                         const int64_t[::1] negated):
+    """The rows of ``[X, 1 - X[:, negated]]`` from X's CSR (sorted rows, ids < ``n_columns``).
+
+    Row r keeps X's ids, then holds ``n_columns + i`` for every i with
+    ``negated[i]`` not in X's row r (increasing i: the row stays sorted).
+    ``negated`` holds distinct ids in [0, n_columns) (checked by the caller).
+
+    Returns
+    -------
+    indptr : ndarray of int64
+    ids : ndarray of int32
+    """
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, k = negated.shape[0], r, i, n_out = 0
+    cdef ptr_t p, q
+    slot_arr = np.full(max(n_columns, 1), -1, dtype=np.int64)
+    present_arr = np.zeros(max(k, 1), dtype=np.uint8)
+    cdef int64_t[::1] slot = slot_arr
+    cdef unsigned char[::1] present = present_arr
+    for i in range(k):
+        slot[negated[i]] = i
+    out_indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    cdef ptr_t[::1] out_p = out_indptr
+    with nogil:
+        for r in range(n_rows):
+            n_out += indptr[r + 1] - indptr[r] + k
+            for p in range(indptr[r], indptr[r + 1]):
+                n_out -= slot[ids[p]] >= 0
+            out_p[r + 1] = n_out
+    out_ids = np.empty(n_out, dtype=np.int32)
+    cdef index_t[::1] out = out_ids
+    with nogil:
+        for r in range(n_rows):
+            q = out_p[r]
+            for p in range(indptr[r], indptr[r + 1]):
+                out[q] = ids[p]
+                q += 1
+                if slot[ids[p]] >= 0:
+                    present[slot[ids[p]]] = 1
+            for i in range(k):
+                if present[i]:
+                    present[i] = 0
+                else:
+                    out[q] = <index_t> (n_columns + i)
+                    q += 1
+    return out_indptr, out_ids

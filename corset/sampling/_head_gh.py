@@ -251,11 +251,13 @@ class GreedyHeadSearch(HeadMethodSampler):
         if negated is None or negated.size == 0:
             return {}
         if self._plain_end is None:
-            idx = self.data.record_features
+            # A record's plain features come first in its sorted row: their number, counted on
+            # the plain features' posting lists (a record holds nearly every negated literal:
+            # reading its row would read them all).
             n_plain = self.data.n_features - negated.size
-            before = np.concatenate([[0], np.cumsum(idx.ids < n_plain)])   # plain ids before each entry
-            indptr = np.asarray(idx.indptr, dtype=np.int64)
-            self._plain_end = indptr[:-1] + before[indptr[1:]] - before[indptr[:-1]]
+            f_idx = self.data.feature_records
+            n_plain_of = np.bincount(f_idx.ids[:f_idx.indptr[n_plain]], minlength=self.data.n_records)
+            self._plain_end = np.asarray(self.data.record_features.indptr[:-1], dtype=np.int64) + n_plain_of
         return {"negated": np.ascontiguousarray(negated, dtype=np.int32), "r_plain_end": self._plain_end}
 
     def release_caches(self):
@@ -277,15 +279,14 @@ class GreedyHeadSearch(HeadMethodSampler):
     def _first_counts(self, roles):
         """Per tail slot and feature h: positives and negatives of D[{h}] (the plain kernel's first step)."""
         data = self.data
-        X = data.X
         negated = self._negations().get("negated")
         n_plain = data.n_features - (negated.size if negated is not None else 0)
         if self._record_of_entry is None:
-            # The plain entries only: "NOT f" is counted as the complement of f (a record holds
-            # nearly every negated literal).
-            plain = X.indices < n_plain
-            self._record_of_entry = (np.repeat(np.arange(data.n_records, dtype=np.int64), np.diff(X.indptr))[plain],
-                                     X.indices[plain])
+            # The plain entries only, from the plain features' posting lists: "NOT f" is counted
+            # as the complement of f (a record holds nearly every negated literal).
+            f_idx = data.feature_records
+            self._record_of_entry = (f_idx.ids[:f_idx.indptr[n_plain]],
+                                     np.repeat(np.arange(n_plain, dtype=np.int64), np.diff(f_idx.indptr[:n_plain + 1])))
         records, features = self._record_of_entry
         out = np.empty((2, roles.shape[0], data.n_features), dtype=np.int32)
         for t in range(roles.shape[0]):
