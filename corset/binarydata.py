@@ -116,17 +116,21 @@ class BinaryData:
             raise ValueError(
                 f"X and Y must have the same number of records (rows); got {X.shape[0]} and {Y.shape[0]}"
             )
+        Xc = X.tocsc()
+        Xc.sort_indices()
+        self._fill(X, Y, _Index(Xc.indptr, Xc.indices))
+
+    def _fill(self, X, Y, feature_records):
+        """Set every attribute from canonical X and Y and X's inverted index ``feature_records``."""
         self.X = X
         self.Y = Y
         self.n_records, self.n_features = X.shape
         self.n_labels = Y.shape[1]
         self.record_features = _Index(X.indptr, X.indices)
         self.record_labels = _Index(Y.indptr, Y.indices)
-        Xc = X.tocsc()
-        Xc.sort_indices()
         Yc = Y.tocsc()
         Yc.sort_indices()
-        self.feature_records = _Index(Xc.indptr, Xc.indices)
+        self.feature_records = feature_records
         self.label_records = _Index(Yc.indptr, Yc.indices)
         self.feature_counts = _frozen(self.feature_records.lengths(), np.int64)
         self.label_counts = _frozen(self.label_records.lengths(), np.int64)
@@ -159,7 +163,18 @@ class BinaryData:
         if negated.size and (negated.min() < 0 or negated.max() >= X.shape[1]
                              or np.unique(negated).size != negated.size):
             raise ValueError(f"negated must hold distinct feature ids in [0, {X.shape[1]}); got {negated.tolist()}")
-        data = cls(with_negated_columns(X, negated), Y)
+        plain = cls(X, Y)
+        if negated.size == 0:
+            return plain
+        # Both indexes of the literals from the plain ones, in compiled passes: a negated
+        # literal's records are the complement of its feature's (no validation, no sort,
+        # no transposition of the dense negated columns).
+        f = plain.feature_records
+        neg_indptr, neg_ids = _csr_rows.complement_columns(f.indptr, f.ids, negated, plain.n_records)
+        feature_records = _Index(np.concatenate([f.indptr, f.indptr[-1] + neg_indptr[1:]]),
+                                 np.concatenate([f.ids, neg_ids]))
+        data = cls.__new__(cls)
+        data._fill(with_negated_columns(plain.X, negated), plain.Y, feature_records)
         data.n_base_features = X.shape[1]
         data.negated_features = _frozen(negated, INDEX_DTYPE)
         return data

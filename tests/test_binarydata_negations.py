@@ -45,4 +45,13 @@ def test_negated_columns_match_a_dense_complement(global_random_seed, shape):
         negated = rng.choice(m, k, replace=False)
         out = with_negated_columns(X, negated)
         assert out.shape == (n, m + k) and out.dtype == np.uint8 and out.has_canonical_format
-        np.testing.assert_array_equal(out.toarray(), np.hstack([dense, ~dense[:, negated]]))
+        expected = np.hstack([dense, ~dense[:, negated]])
+        np.testing.assert_array_equal(out.toarray(), expected)
+        # BinaryData builds the literals' inverted index from the plain one (complements).
+        data = BinaryData.with_negations(X, np.zeros((n, 1)), negated)
+        np.testing.assert_array_equal(data.X.toarray(), expected)
+        for j in range(m + k):
+            np.testing.assert_array_equal(data.feature_records[j], np.flatnonzero(expected[:, j]))
+            assert data.feature_counts[j] == expected[:, j].sum()
+        for r in range(n):
+            np.testing.assert_array_equal(data.record_features[r], np.flatnonzero(expected[r]))

@@ -142,3 +142,39 @@ def with_negated_columns(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssi
                     out[q] = <index_t> (n_columns + i)
                     q += 1
     return out_indptr, out_ids
+
+
+def complement_columns(const ptr_t[::1] indptr, const index_t[::1] ids, const int64_t[::1] columns,
+                       Py_ssize_t n_rows):
+    """For each of ``columns``, the sorted rows of [0, n_rows) missing from its sorted list.
+
+    ``indptr``/``ids``: a column -> sorted rows index (CSC); ``columns``
+    holds column ids of it (checked by the caller).  The inverted index of
+    the negated literals ``1 - X[:, columns]``.
+
+    Returns
+    -------
+    indptr : ndarray of int64
+    ids : ndarray of int32
+    """
+    cdef Py_ssize_t k = columns.shape[0], i, r, n_out = 0
+    cdef ptr_t p, end, q
+    out_indptr = np.zeros(k + 1, dtype=np.int64)
+    cdef ptr_t[::1] out_p = out_indptr
+    for i in range(k):
+        n_out += n_rows - (indptr[columns[i] + 1] - indptr[columns[i]])
+        out_p[i + 1] = n_out
+    out_ids = np.empty(n_out, dtype=np.int32)
+    cdef index_t[::1] out = out_ids
+    with nogil:
+        for i in range(k):
+            p = indptr[columns[i]]
+            end = indptr[columns[i] + 1]
+            q = out_p[i]
+            for r in range(n_rows):
+                if p < end and ids[p] == r:
+                    p += 1
+                else:
+                    out[q] = <index_t> r
+                    q += 1
+    return out_indptr, out_ids
