@@ -120,3 +120,45 @@ class NegatedLiterals:
 
     def time_rule_supports(self, bits):
         self.rule_supports(*self.index, *self.arrays, *self.bits)
+
+
+class SparseNegatedLiterals:
+    """Negated literals of sparse data: building them, and the plain kernel's unbounded searches.
+
+    Synthetic (runs without the data files): 2,000 records × 1,000 features
+    at 2% density with one label, every feature negated, so that a record
+    holds about 980 negated literals and 20 features, and a label
+    unrelated to them.
+    ``time_``/``peakmem_with_negations``: ``BinaryData.with_negations``
+    (the literals' rows and inverted index); ``time_unbounded_pool``: one
+    pool of 10 tails × 50 heads with no maximum head length (the plain
+    kernel, which counts a negated literal as its feature's complement).
+    """
+
+    timeout = 300
+
+    def setup(self):
+        import scipy.sparse as sp
+
+        from corset import BinaryData
+
+        rng = np.random.RandomState(SEED)
+        self.X = sp.random(2000, 1000, density=0.02, format="csr", random_state=rng, dtype=np.float64)
+        self.X.data[:] = 1
+        self.Y = rng.rand(2000, 1) < 0.3   # unrelated to X: searches go deep before a head is pure
+        self.negated = np.arange(1000)
+        self.data = BinaryData.with_negations(self.X, self.Y, self.negated)
+        self.tails = [(0,)] * 10
+
+    def time_with_negations(self):
+        from corset import BinaryData
+
+        BinaryData.with_negations(self.X, self.Y, self.negated)
+
+    def peakmem_with_negations(self):
+        from corset import BinaryData
+
+        BinaryData.with_negations(self.X, self.Y, self.negated)
+
+    def time_unbounded_pool(self):
+        GreedyHeadSearch(self.data, seed="uniform", max_head_length=None).sample_many(self.tails, 50, SEED)
