@@ -63,6 +63,15 @@ cdef inline void _split_count(const index_t* a, Py_ssize_t na,
     n_neg[0] = neg
 
 
+cdef inline void _tally(index_t slot, uint8_t rr, Py_ssize_t* pos_count, Py_ssize_t* neg_count) noexcept nogil:
+    """Count a record of role ``rr`` (1 positive, 2 negative) for the candidate in ``slot`` (-1: none)."""
+    if slot >= 0:
+        if rr == 1:
+            pos_count[slot] += 1
+        else:
+            neg_count[slot] += 1
+
+
 cdef Py_ssize_t greedy_head_search_ptr(
         const ptr_t* indptr, const index_t* ids,
         const index_t* candidates, Py_ssize_t n_candidates,
@@ -117,7 +126,7 @@ cdef Py_ssize_t greedy_head_search_ptr(
     cdef ptr_t length, p
     cdef const index_t* plist
     cdef bint scan
-    cdef Py_ssize_t scan_cost, n_unused, r, slot, h_pos, h_neg
+    cdef Py_ssize_t scan_cost, n_unused, r, h_pos, h_neg
     cdef uint8_t rr
     cdef bint complements = negated != NULL and r_plain_end != NULL and r_indptr != NULL
     cdef const ptr_t* r_end = r_plain_end if complements else (r_indptr + 1 if r_indptr != NULL else NULL)
@@ -156,20 +165,10 @@ cdef Py_ssize_t greedy_head_search_ptr(
                 h_pos += rr == 1
                 h_neg += rr == 2
                 for p in range(r_indptr[support[r]], r_end[support[r]]):
-                    slot = cand_pos[r_ids[p]]
-                    if slot >= 0:
-                        if rr == 1:
-                            pos_count[slot] += 1
-                        else:
-                            neg_count[slot] += 1
+                    _tally(cand_pos[r_ids[p]], rr, pos_count, neg_count)
                     if complements:
                         # f's counts in the slot of "NOT f", turned into their complement below.
-                        slot = comp_pos[r_ids[p]]
-                        if slot >= 0:
-                            if rr == 1:
-                                pos_count[slot] += 1
-                            else:
-                                neg_count[slot] += 1
+                        _tally(comp_pos[r_ids[p]], rr, pos_count, neg_count)
             if complements:
                 for c in range(n_candidates):
                     if candidates[c] >= n_plain:

@@ -1052,9 +1052,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         for name in candidates:
             if name == first:
                 continue
-            other = self._raced_folds(X, params[name], Yb, folds)
+            other, wins = self._race(X, params[name], Yb, folds)
             self.binarizer_scores_[name] = _pooled_micro_f1(_every_rule(other))
-            if len(other) == len(folds) and _better_beyond_noise(_every_rule(other), _every_rule(folds)):
+            if wins:
                 best, folds = name, other
         if not allowed[best]:
             negations = False
@@ -1067,19 +1067,24 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         """``(negations, folds)``: the other choice of negated literals (``candidate``, the fold fits'
         parameters) against the first guess, whose folds are ``first``, raced over the folds.
 
-        The other choice is fitted fold by fold (:meth:`_raced_folds`) and
-        dropped as soon as its mean per-fold difference so far is not
-        positive; it replaces the first guess only when it survives every
-        fold and scores higher beyond noise (:func:`_better_beyond_noise`).
-        Sets ``negations_scores_``: each choice's pooled micro-F1 over the
+        The other choice is fitted fold by fold and dropped as soon as its
+        mean per-fold difference so far is not positive; it replaces the
+        first guess only when it survives every fold and scores higher
+        beyond noise (:meth:`_race`).  Sets ``negations_scores_``: each choice's pooled micro-F1 over the
         folds it was fitted on.
         """
-        other = self._raced_folds(X, candidate, Yb, first)
+        other, wins = self._race(X, candidate, Yb, first)
         self.negations_scores_ = {bool(negations): _pooled_micro_f1(_every_rule(first)),
                                   not negations: _pooled_micro_f1(_every_rule(other))}
-        if len(other) == len(first) and _better_beyond_noise(_every_rule(other), _every_rule(first)):
-            return not negations, other
-        return bool(negations), first
+        return (not negations, other) if wins else (bool(negations), first)
+
+    def _race(self, X, candidate, Yb, incumbent):
+        """``(folds, wins)``: the challenger ``candidate``'s raced folds (:meth:`_raced_folds`), and
+        whether it replaces ``incumbent``: it survived every fold and scores higher beyond noise
+        (:func:`_better_beyond_noise`)."""
+        other = self._raced_folds(X, candidate, Yb, incumbent)
+        return other, len(other) == len(incumbent) and _better_beyond_noise(_every_rule(other),
+                                                                            _every_rule(incumbent))
 
     def _raced_folds(self, X, candidate, Yb, incumbent):
         """The challenger ``candidate``'s fold curves, fold by fold, up to the first fold after which
