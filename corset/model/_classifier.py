@@ -1092,16 +1092,18 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
         Racing: a challenger that has not gained on the folds seen so far is
         not fitted on the others (it could replace the incumbent only by a
-        mean gain beyond noise).  With ``n_jobs`` the folds are fitted side by
-        side and the same prefix is kept, so the choice does not depend on
-        ``n_jobs``.
+        mean gain beyond noise).  With ``n_jobs``, the folds are fitted in
+        batches of ``n_jobs`` side by side, and the same prefix is kept (a
+        batch may fit a fold past the one that drops the challenger), so the
+        choice does not depend on ``n_jobs``.
         """
         n_folds = len(incumbent)
-        parallel = min(_resolve_n_jobs(self.n_jobs), n_folds) > 1
-        fitted = self._fold_curves(X, {"other": candidate}, Yb)["other"] if parallel else []
+        batch = max(1, min(_resolve_n_jobs(self.n_jobs), n_folds))
+        fitted = []
         for seen in range(1, n_folds + 1):
-            if not parallel:
-                fitted += self._fold_curves(X, {"other": candidate}, Yb, folds=[seen - 1])["other"]
+            if len(fitted) < seen:
+                fitted += self._fold_curves(X, {"other": candidate}, Yb,
+                                            folds=list(range(seen - 1, min(seen - 1 + batch, n_folds))))["other"]
             gains = _fold_micro_f1(_every_rule(fitted[:seen])) - _fold_micro_f1(_every_rule(incumbent[:seen]))
             if gains.mean() <= 0:
                 break
