@@ -1070,8 +1070,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         The other choice is fitted fold by fold and dropped as soon as its
         mean per-fold difference so far is not positive; it replaces the
         first guess only when it survives every fold and scores higher
-        beyond noise (:meth:`_race`).  Sets ``negations_scores_``: each choice's pooled micro-F1 over the
-        folds it was fitted on.
+        beyond noise (:meth:`_race`).  Sets ``negations_scores_``: each
+        choice's pooled micro-F1 over the folds it was fitted on.
         """
         other, wins = self._race(X, candidate, Yb, first)
         self.negations_scores_ = {bool(negations): _pooled_micro_f1(_every_rule(first)),

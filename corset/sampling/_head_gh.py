@@ -152,7 +152,7 @@ class GreedyHeadSearch(HeadMethodSampler):
         self._occurrence_rows = None
         self._role_cache = {}
         self._roles_buffer = None
-        self._record_of_entry = None
+        self._plain_entries = None
         self.memo_max_entries = int(memo_max_entries)
         use_memo = (memo and not self.normalise and self.max_head_length is not None
                     and self.max_head_length <= MEMO_MAX_HEAD_LENGTH)
@@ -281,13 +281,13 @@ class GreedyHeadSearch(HeadMethodSampler):
         data = self.data
         negated = self._negations().get("negated")
         n_plain = data.n_features - (negated.size if negated is not None else 0)
-        if self._record_of_entry is None:
+        if self._plain_entries is None:
             # The plain entries only, from the plain features' posting lists: "NOT f" is counted
             # as the complement of f (a record holds nearly every negated literal).
             f_idx = data.feature_records
-            self._record_of_entry = (f_idx.ids[:f_idx.indptr[n_plain]],
+            self._plain_entries = (f_idx.ids[:f_idx.indptr[n_plain]],
                                      np.repeat(np.arange(n_plain, dtype=np.int64), np.diff(f_idx.indptr[:n_plain + 1])))
-        records, features = self._record_of_entry
+        records, features = self._plain_entries
         out = np.empty((2, roles.shape[0], data.n_features), dtype=np.int32)
         for t in range(roles.shape[0]):
             entry_role = roles[t][records]
