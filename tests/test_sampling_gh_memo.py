@@ -310,14 +310,16 @@ def test_large_nodes_get_blocks_of_their_own():
     assert len(memo._roots) >= 4 and memo._memo.n_entries > 4 * 16384
 
 
+@pytest.mark.parametrize("top_k", [1000, 8])
 @pytest.mark.parametrize("n_features, density, negated", [(40, None, False), (400, 0.02, False),
                                                           (40, None, True), (400, 0.02, True)])
-def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_features, density, negated):
+def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_features, density, negated, top_k):
     """Each node H keeps, for every feature h of D[H] outside H (of a root: of the tail's positive
     records), |D[H+h]|, |D[H+h] ∩ D_T^+| and the gain phi(H+h) - phi(H) (phi of a root: 0), whatever
     the counting mode (sparse, dense, popcounts); the best 32 come first, in order.  With negated
-    literals (of a random half of the features), which node builds count as complements of their
-    features, the same holds of every literal."""
+    literals (of a random half of the features), whose entries node builds make from their
+    features' counts, the same holds of every literal.  A node truncated to its ``top_k`` best
+    (top_k 8) keeps exactly the best 8 of those entries, in order."""
     rng = np.random.RandomState(global_random_seed)
     X = rng.rand(150, n_features) < (density or rng.uniform(0.05, 0.6))
     Y = rng.rand(150, 2) < 0.4
@@ -328,12 +330,13 @@ def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_f
         data = BinaryData(X, Y)
     gamma = 0.5
     search = GreedyHeadSearch(data, seed="uniform", max_head_length=4, gamma=gamma)
-    search._memo = GreedyHeadMemo(data.n_features, data.n_records, gamma, top_k=1000)
+    search._memo = GreedyHeadMemo(data.n_features, data.n_records, gamma, top_k=top_k)
     tails = [(0,), (1,)]
     search.sample_many(tails, 40, random_state=0)
     memo = search._memo
     tail_of_root = {search._roots[search._cached_roles(t, None)[2]]: t[0] for t in tails}
     assert memo.n_nodes > len(tail_of_root)
+    n_truncated = 0
     for node in range(memo.n_nodes):
         root, head = memo.path(node)
         positive = Y[:, tail_of_root[root]]
@@ -352,11 +355,18 @@ def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_f
             expected[int(h)] = (value - phi, int(positive[rows].sum()), int(rows.sum()))
         features, gains, n_pos, n_support = memo.entries(node)
         got = {int(f): (g, int(p), int(n)) for f, g, p, n in zip(features, gains, n_pos, n_support)}
+        if head and len(features) == top_k < len(expected):
+            # Truncated (not completed since): the best top_k in the node's order, decreasing
+            # gain then increasing id, the gain ordered by the value from the exact counts.
+            best = sorted(expected, key=lambda h: (-(expected[h][1] - gamma * (expected[h][2] - expected[h][1])), h))
+            expected = {h: expected[h] for h in best[:top_k]}
+            n_truncated += 1
         assert got.keys() == expected.keys()
         for h, (g, p, n) in expected.items():
             assert got[h][1:] == (p, n) and got[h][0] == pytest.approx(g)
         top = min(32, len(gains))
         assert all((gains[i], -features[i]) >= (gains[i + 1], -features[i + 1]) for i in range(top - 1))
+    assert (n_truncated > 0) == (top_k == 8)
     builds = memo.n_nodes - len(tail_of_root)
     if negated:   # counted as complements: which mode depends on the plain features only
         assert builds > 0

@@ -323,6 +323,13 @@ cdef struct Workspace:
     Py_ssize_t n_bitset  # node builds that counted by popcounts
     Py_ssize_t n_direct  # last steps made without their node
     uint64_t* node_bits  # 3 x n_record_words: D[H], its positives, its role-0 records
+    # Set by _count when it scanned plain features only: the negated literals' entries are
+    # made by the caller from D[H]'s counts (n_support records, n_role1 of role 1, n_role0
+    # of role 0) and their features' counts.
+    bint negated_left
+    Py_ssize_t n_support
+    Py_ssize_t n_role1
+    Py_ssize_t n_role0
 
 
 cdef struct Negations:
@@ -457,9 +464,12 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
     and the records of role 0 of D[path ∪ {h}] (negatives: the rest); returns how many features
     were touched (``w.touched``, in no particular order).  ``feature_bits`` (or NULL): every
     feature's records as ``n_rw`` words; ``slot_bits``: the tail's positives, then its role-0
-    records, as bitsets.  With negated literals (``neg.n_negated > 0``), only the plain features
-    of the records are scanned: "NOT f" holds on the records of D[path] without f, so its counts
-    are D[path]'s minus f's (:func:`_complement_counts`)."""
+    records, as bitsets.  With negated literals (``neg.n_negated > 0``), a scan reads only the
+    plain features of the records and counts only them: "NOT f" holds on the records of
+    D[path] without f, so its counts are D[path]'s minus f's, and the caller makes its entry
+    from them (:func:`_negated_entry`; ``w.negated_left`` is then set, with D[path]'s counts
+    in ``w.n_support``, ``w.n_role1`` and ``w.n_role0``).  A count by popcounts counts every
+    literal itself."""
     cdef Py_ssize_t n_support, i, k, n_touched = 0, n_scan = 0, lo, hi
     cdef Py_ssize_t n_role1 = 0, n_role0 = 0
     cdef ptr_t p, a, b
@@ -467,6 +477,9 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
     cdef uint8_t rr
     cdef uint64_t x
     cdef const ptr_t* r_end = neg.r_plain_end if neg.n_negated > 0 else r_indptr + 1
+    # Every touched feature is counted below: plain ones only, when there are negated literals.
+    cdef Py_ssize_t n_counted = neg.n_plain if neg.n_negated > 0 else n_features
+    w.negated_left = False
     cdef double n_occurrences = <double> (neg.n_plain_occurrences if neg.n_negated > 0 else r_indptr[n_records])
     if feature_bits != NULL and n_path > 0:
         # D[H] as the AND of the path's bitsets.  Popcounts when its records hold many
@@ -523,18 +536,16 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
                     f = r_ids[p]
                     w.n_all[f] += 1
                     w.n_other[f] += 1
-        if neg.n_negated > 0:
-            # Before the path's counts are cleared: a feature of the path is on every record.
-            _complement_counts(neg, n_support, n_role1, n_role0, w)
         for k in range(n_path):
             f = path[k]
             w.n_all[f] = 0
             w.n_pos[f] = 0
             w.n_other[f] = 0
-        for f in range(n_features):
+        for f in range(n_counted):
             if w.n_all[f] != 0:
                 w.touched[n_touched] = f
                 n_touched += 1
+        _negated_left(neg, n_support, n_role1, n_role0, w)
         return n_touched
     # Sparse (fewer occurrences than features): collect features on first touch.
     for i in range(n_support):
@@ -557,38 +568,42 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
                 w.n_pos[f] += 1
             elif rr != 2:
                 w.n_other[f] += 1
-    if neg.n_negated > 0:
-        # The path's features were not counted: "NOT f" with f on the path is on no record of
-        # D[path], and a negated literal on the path is left out, like every feature of the path.
-        for i in range(neg.n_negated):
-            f = neg.negated[i]
-            if _in_path(f, path, n_path) or _in_path(<index_t> (neg.n_plain + i), path, n_path):
-                continue
-            if _complement_one(neg, i, n_support, n_role1, n_role0, w):
-                w.touched[n_touched] = <index_t> (neg.n_plain + i)
-                n_touched += 1
+    _negated_left(neg, n_support, n_role1, n_role0, w)
     return n_touched
 
 
-cdef inline bint _complement_one(const Negations* neg, Py_ssize_t i, Py_ssize_t n_support, Py_ssize_t n_role1,
-                                 Py_ssize_t n_role0, Workspace* w) noexcept nogil:
-    """The counts of "NOT negated[i]" in D[H] from its feature's (D[H] holds n_support records, n_role1
-    of role 1 and n_role0 of role 0); whether it holds on any record."""
+cdef inline void _negated_left(const Negations* neg, Py_ssize_t n_support, Py_ssize_t n_role1,
+                               Py_ssize_t n_role0, Workspace* w) noexcept nogil:
+    # A scan with negated literals counted the plain features only: the caller makes the
+    # negated literals' entries (_negated_entry) from D[H]'s counts.
+    if neg.n_negated > 0:
+        w.negated_left = True
+        w.n_support = n_support
+        w.n_role1 = n_role1
+        w.n_role0 = n_role0
+
+
+cdef inline bint _negated_entry(Entry* e, const Negations* neg, Py_ssize_t i, const index_t* path,
+                                Py_ssize_t n_path, const Workspace* w, double gamma, double phi) noexcept nogil:
+    """The entry of "NOT negated[i]" in D[H], from its feature's counts and D[H]'s (no store in
+    the counters); False when it holds on no record of D[H], or it or its feature is on the path.
+
+    The plain features of the path were not counted (or their counts were cleared), so "NOT f"
+    with f on the path, on no record of D[path], is left out by the path test; so is a negated
+    literal on the path, like every feature of the path.
+    """
     cdef index_t f = neg.negated[i]
     cdef index_t lit = <index_t> (neg.n_plain + i)
-    w.n_all[lit] = <index_t> (n_support - w.n_all[f])
-    w.n_pos[lit] = <index_t> (n_role1 - w.n_pos[f])
-    w.n_other[lit] = <index_t> (n_role0 - w.n_other[f])
-    return w.n_all[lit] != 0
-
-
-cdef inline void _complement_counts(const Negations* neg, Py_ssize_t n_support, Py_ssize_t n_role1,
-                                    Py_ssize_t n_role0, Workspace* w) noexcept nogil:
-    """:func:`_complement_one` for every negated literal (the dense count's touched features are
-    collected afterwards, in one pass over F)."""
-    cdef Py_ssize_t i
-    for i in range(neg.n_negated):
-        _complement_one(neg, i, n_support, n_role1, n_role0, w)
+    cdef index_t n_all = <index_t> (w.n_support - w.n_all[f])
+    if n_all == 0 or _in_path(f, path, n_path) or _in_path(lit, path, n_path):
+        return False
+    # The arithmetic of _entry_of, so that ties break alike.
+    e.n_pos = <index_t> (w.n_role1 - w.n_pos[f])
+    e.n_neg = n_all - e.n_pos - <index_t> (w.n_role0 - w.n_other[f])
+    e.n_support = n_all
+    e.feature = lit
+    e.gain = _value(e, gamma) - phi
+    return True
 
 
 cdef inline double _value(const Entry* e, double gamma) noexcept nogil:
@@ -626,13 +641,28 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
     """The entries of the node of head ``path`` (phi(path) = ``phi``): its ``top_k`` best (all
     of them when there are no more), the best ``n_sorted = min(n_sort, kept)`` first and sorted,
     the rest after them in no order; returns the number of entries of the node (-1 on
-    allocation failure)."""
-    cdef Py_ssize_t n_touched, i, n_heap = 0
+    allocation failure).
+
+    The counted features' entries come first, then, when the count left them
+    (``w.negated_left``), the negated literals', made from their features' counts; the
+    node's order is total, so the entries kept do not depend on the order they are made in.
+    """
+    cdef Py_ssize_t n_touched, n_entries, i, n_heap = 0
+    cdef Py_ssize_t n_negated = 0
     cdef Entry* items
     cdef Entry e
     n_touched = _count(f_indptr, f_ids, r_indptr, r_ids, role, path, n_path, n_records, n_features,
                        feature_bits, slot_bits, n_rw, neg, w)
-    if 4 * top_k < n_touched:
+    if w.negated_left:
+        n_negated = neg.n_negated
+    n_entries = n_touched + n_negated      # at most; exact once the negated literals are made
+    if 4 * top_k < n_entries and 4 * top_k >= n_touched:
+        # Whether the node is truncated depends on how many negated literals hold on D[H].
+        n_entries = n_touched
+        for i in range(n_negated):
+            n_entries += _negated_entry(&e, neg, i, path, n_path, w, gamma, phi)
+        n_negated = n_negated if n_entries > n_touched else 0
+    if 4 * top_k < n_entries:
         # A node truncated to a small share of its entries: only its top_k best are
         # kept, in a heap while the entries are made (no array of every entry to
         # partition; with a larger share, the heap would change too often).
@@ -640,33 +670,41 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
         if items == NULL:
             _reset(w, n_touched)
             return -1
+        n_entries = n_touched
         for i in range(n_touched):
             _entry_of(&e, w.touched[i], w, gamma, phi)
             offer_entry(items, &n_heap, top_k, e)
+        for i in range(n_negated):
+            if _negated_entry(&e, neg, i, path, n_path, w, gamma, phi):
+                offer_entry(items, &n_heap, top_k, e)
+                n_entries += 1
         _reset(w, n_touched)
         sort_entries(items, top_k)
         n_keep[0] = top_k
         n_sorted[0] = top_k
         out[0] = items
-        return n_touched
-    items = <Entry*> malloc((n_touched if n_touched > 0 else 1) * sizeof(Entry))
+        return n_entries
+    items = <Entry*> malloc((n_entries if n_entries > 0 else 1) * sizeof(Entry))
     if items == NULL:
         _reset(w, n_touched)
         return -1
     for i in range(n_touched):
         _entry_of(&items[i], w.touched[i], w, gamma, phi)
+    n_entries = n_touched
+    for i in range(n_negated):
+        n_entries += _negated_entry(&items[n_entries], neg, i, path, n_path, w, gamma, phi)
     _reset(w, n_touched)
-    n_keep[0] = min(top_k, n_touched)
+    n_keep[0] = min(top_k, n_entries)
     n_sorted[0] = min(n_sort, n_keep[0])
     # The kept entries: the best n_keep (a partition when fewer than all are kept and
     # fewer than those are sorted), of which the best n_sorted sorted first.
     if n_sorted[0] < n_keep[0]:
-        partition_entries(items, n_keep[0], n_touched)
+        partition_entries(items, n_keep[0], n_entries)
         top_entries(items, n_sorted[0], n_keep[0])
     else:
-        top_entries(items, n_sorted[0], n_touched)
+        top_entries(items, n_sorted[0], n_entries)
     out[0] = items
-    return n_touched
+    return n_entries
 
 
 cdef struct Search:
