@@ -258,3 +258,74 @@ def test_large_data_is_validated_on_a_subsample(monkeypatch):
     assert model.validation_curve_ is not None
     again = CorsetClassifier(random_state=0, negations=False, **SMALL).fit(X, Y)
     assert [(r.head, r.tail) for r in again.rules_] == [(r.head, r.tail) for r in model.rules_]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("negations", [False, True])
+def test_a_fold_stops_after_its_patience_with_the_prefix_of_its_whole_path(seed, negations, monkeypatch):
+    """A fold's selection stops at the first k rules where its held-out micro-F1 (every rule, with
+    the default rule, as its curve gives it) has not risen for max(patience, factor × best) rules;
+    its curves are then the first entries of the unstopped fold's (the greedy is sequential)."""
+    from corset.model import _classifier as C
+
+    patience, factor = 4, 1
+    monkeypatch.setattr(C, "VALIDATION_PATIENCE", patience)
+    monkeypatch.setattr(C, "VALIDATION_PATIENCE_FACTOR", factor)
+    X, Y = noisy_data(seed)
+    train, test = np.arange(260), np.arange(260, 400)
+    params = dict(random_state=seed, prune_redundant=False, validated_stop=False, negations=negations,
+                  f1_patience=None, **SMALL)
+    whole = CorsetClassifier(**params).fit(X[train], Y[train])
+    expected = _prefix_curves(whole, X[train], Y[train], X[test], Y[test], [0, 3])
+    f1 = C._micro_f1(*expected[0])
+    best, stop = 0, None
+    for k in range(1, f1.size):
+        if f1[k] > f1[best]:
+            best = k
+        if k - best >= max(patience, factor * best):
+            stop = k
+            break
+    inner = CorsetClassifier(**params)
+    curves = C._fold_curve(inner, X[train], Y[train], X[test], Y[test], [0, 3])
+    # The criterion's scores are the fold's curve (every rule), and it stopped where the rule says.
+    assert inner._stopped_by_validation == (stop is not None)
+    np.testing.assert_allclose(inner._held_out_scores, f1[:len(inner._held_out_scores)], rtol=0, atol=1e-12)
+    n = f1.size if stop is None else stop + 1
+    assert len(inner._held_out_scores) == n
+    assert inner.selection_.rules == whole.selection_.rules[:n - 1]
+    for j, threshold in enumerate([0, 3]):
+        kept = sum(1 for r in inner.rules_ if r.n_literals and r.n_matched >= threshold)
+        for got, full in zip(curves[j], expected[j]):
+            np.testing.assert_array_equal(got, full[:kept + 1])
+
+
+def test_some_folds_stop_early_and_the_choice_uses_what_they_followed(monkeypatch):
+    """With a short patience the folds stop early, the fit still validates (from the shorter
+    curves), and the default patience stops none of these 80-rule folds early that a long one would
+    not: its result is the unstopped validation's whenever no fold stopped."""
+    from corset.model import _classifier as C
+
+    X, Y = noisy_data(1)
+    stopped = []
+    original = C._fold_curve
+
+    def recording(estimator, *args, **kwargs):
+        out = original(estimator, *args, **kwargs)
+        stopped.append(estimator._stopped_by_validation)
+        return out
+
+    monkeypatch.setattr(C, "_fold_curve", recording)
+    default = CorsetClassifier(random_state=1, **SMALL).fit(X, Y)
+    stopped_by_default = any(stopped)
+    monkeypatch.setattr(C, "VALIDATION_PATIENCE", 10 ** 6)
+    stopped.clear()
+    unstopped = CorsetClassifier(random_state=1, **SMALL).fit(X, Y)
+    assert not any(stopped)
+    if not stopped_by_default:
+        assert default.rules_ == unstopped.rules_
+    monkeypatch.setattr(C, "VALIDATION_PATIENCE", 2)
+    monkeypatch.setattr(C, "VALIDATION_PATIENCE_FACTOR", 1)
+    stopped.clear()
+    short = CorsetClassifier(random_state=1, **SMALL).fit(X, Y)
+    assert any(stopped) and short.validation_curve_ is not None
+    assert short.validation_curve_.size <= unstopped.validation_curve_.size

@@ -39,6 +39,12 @@ def test_micro_f1_path_matches_sklearn(global_random_seed):
     path = MicroF1Path(data)
     for m in range(1, len(rules) + 1):
         assert path.add(*rules[m - 1]) == pytest.approx(_brute_f1(X, Y, rules[:m]), abs=1e-12)
+        # Per label: the predicted pairs of the rule set, and the true ones among them.
+        P = np.zeros(Y.shape, dtype=bool)
+        for head, tail in rules[:m]:
+            P[np.ix_(X[:, list(head)].all(axis=1), list(tail))] = True
+        np.testing.assert_array_equal(path.label_predicted, P.sum(axis=0))
+        np.testing.assert_array_equal(path.label_tp, (P & (Y == 1)).sum(axis=0))
     scores = np.asarray(path.scores)
     assert path.best_size == int(np.argmax(scores)) + 1          # the first maximum
     assert path.best_score == scores.max()

@@ -40,6 +40,9 @@ class MicroF1Path:
         before any rule, or while no rule predicts a true label).
     since_best : int
         Rules added since the last new maximum.
+    label_tp, label_predicted : ndarray of int64, shape (n_labels,)
+        Per label, the true and all predicted (record, label) pairs of the
+        rule set (their sums are TP and P).
 
     Notes
     -----
@@ -53,6 +56,8 @@ class MicroF1Path:
         self.predicted = np.zeros((data.n_labels, data.n_records), dtype=np.uint8)
         self.tp = 0
         self.n_predicted = 0
+        self.label_tp = np.zeros(data.n_labels, dtype=np.int64)
+        self.label_predicted = np.zeros(data.n_labels, dtype=np.int64)
         self.scores = []
         self.best_size = 0
         self.best_score = 0.0
@@ -66,8 +71,11 @@ class MicroF1Path:
             new = rows[flags[rows] == 0]
             if new.size:
                 flags[new] = 1
+                hits = int(_intersect.intersect_count(new, self.data.label_records[k]))
                 self.n_predicted += int(new.size)
-                self.tp += int(_intersect.intersect_count(new, self.data.label_records[k]))
+                self.tp += hits
+                self.label_predicted[k] += new.size
+                self.label_tp[k] += hits
         denominator = self.n_predicted + self.data.n_label_occurrences
         score = 2.0 * self.tp / denominator if denominator else 0.0
         self.scores.append(score)
