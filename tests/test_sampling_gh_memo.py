@@ -587,3 +587,44 @@ def test_truncated_nodes_choose_directly_instead_of_completing(global_random_see
             assert memo.sample_many(tails, 20, random_state=call) == plain.sample_many(tails, 20, random_state=call)
         upgrades[bits] = memo._memo.n_upgrades
     assert upgrades[True] < upgrades[False]
+
+
+@pytest.mark.parametrize("negated", [False, True])
+@pytest.mark.parametrize("uncovered", [False, True])
+def test_heads_counted_from_cooccurrence_rows_match_the_plain_kernel(global_random_seed, negated, uncovered):
+    """Nodes {h} of dense plain features are counted from h's co-occurrence row (|D[h] ∩ D[g]| for
+    every g, kept across tails and calls) and the records of D[h] of role 1 or 0 only: the heads are
+    the plain kernel's, with records of role 0 (``uncovered``) and with negated literals, and the
+    entries of every such node are the brute-force counts."""
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(300, 30) < rng.uniform(0.2, 0.5)
+    Y = rng.rand(300, 4) < 0.3
+    data = (BinaryData.with_negations(X, Y, np.sort(rng.choice(30, 20, replace=False))) if negated
+            else BinaryData(X, Y))
+    tails = [(0,), (1,), (2, 3)]
+    memo, plain = _pair(data, 32, seed="uniform", max_head_length=3, uncovered=uncovered, gamma=0.5)
+    rules = []
+    for call in range(3):
+        assert memo.sample_many(tails, 20, random_state=call) == plain.sample_many(tails, 20, random_state=call)
+        if uncovered:   # the next call's positives covered by these rules get role 0
+            rules.append(((call,), tails[call]))
+            memo.update_rules(rules)
+            plain.update_rules(rules)
+    assert memo._memo.n_cooccurrence_counts > 0
+    # Every node {h} against a brute-force count, on the last call's roles.
+    literals = data.X.toarray().astype(bool)
+    tree = memo._memo
+    for node in range(tree.n_nodes):
+        root, head = tree.path(node)
+        if len(head) != 1:
+            continue
+        key = next(k for k, r in memo._roots.items() if r == root)
+        positives = np.zeros(data.n_records, dtype=bool)
+        positives[np.frombuffer(key[0], dtype=np.int32)] = True
+        zeros = np.zeros(data.n_records, dtype=bool)
+        zeros[np.frombuffer(key[1], dtype=np.int32)] = True
+        in_head = literals[:, head[0]]
+        features, gains, n_pos, n_support = tree.entries(node)
+        for f, p, n in zip(features, n_pos, n_support):
+            rows = in_head & literals[:, f]
+            assert (p, n) == ((rows & positives & ~zeros).sum(), rows.sum())

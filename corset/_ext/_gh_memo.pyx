@@ -24,7 +24,10 @@ record bitset) pairs — dense data, such as features with their negated
 literals — the counts are popcounts of each feature's record bitset ANDed
 with D[H]'s (and with its positives', and its role-0 records'), the same
 numbers for less work; D[H] is then itself the AND of its features'
-bitsets.  Entries are stored in
+bitsets.  A node {h} of a dense plain feature h reads |D[h] ∩ D[g]| from
+h's co-occurrence row (computed once per data set, kept across tails and
+calls) and scans only the records of D[h] of role 1 or 0 (the negatives,
+most of D[h], are the rest).  Entries are stored in
 blocks that never move.  A root keeps every feature of the tail's positive records (the
 only features its searches can choose); a deeper node first keeps only
 its ``top_k`` best entries (memory): when none of them decides a search's
@@ -46,7 +49,7 @@ import numpy as np
 
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
@@ -159,6 +162,13 @@ cdef class GreedyHeadMemo:
     """Node builds that counted by popcounts of feature bitsets (``feature_bits``)."""
     cdef readonly Py_ssize_t n_direct_steps
     """Last steps of searches made without their node (dense records, few candidates)."""
+    cdef readonly Py_ssize_t n_cooccurrence_counts
+    """Node builds of heads {h} that took |D[h] ∩ D[g]| from h's co-occurrence row."""
+    # Per plain feature h, |D[h] ∩ D[g]| for every plain feature g (NULL: not computed).  They
+    # depend on the data only, not on a tail: computed once, read by every tail's node {h}.
+    cdef vector[index_t*] cooc_rows
+    cdef Py_ssize_t cooc_plain      # their length (the plain features), 0 before the first
+    cdef Py_ssize_t cooc_bytes
 
     def __cinit__(self, Py_ssize_t n_features, Py_ssize_t n_records, double gamma, Py_ssize_t top_k=32,
                   Py_ssize_t sorted_prefix=256, Py_ssize_t child_sorted=32):
@@ -174,12 +184,24 @@ cdef class GreedyHeadMemo:
         self.n_dense_counts = 0
         self.n_bitset_counts = 0
         self.n_direct_steps = 0
+        self.n_cooccurrence_counts = 0
         self.block_free = NULL
         self.block_left = 0
         self.stored = 0
+        self.cooc_plain = 0
+        self.cooc_bytes = 0
 
     def __dealloc__(self):
         self._free_blocks()
+        self._free_cooccurrences()
+
+    cdef void _free_cooccurrences(self) noexcept:
+        cdef Py_ssize_t i
+        for i in range(<Py_ssize_t> self.cooc_rows.size()):
+            free(self.cooc_rows[i])
+        self.cooc_rows.clear()
+        self.cooc_plain = 0
+        self.cooc_bytes = 0
 
     cdef void _free_blocks(self) noexcept:
         cdef Py_ssize_t i
@@ -241,6 +263,15 @@ cdef class GreedyHeadMemo:
             n_pos[i] = e[i].n_pos
             n_support[i] = e[i].n_support
         return features, gains, n_pos, n_support
+
+    @property
+    def n_cooccurrence_rows(self):
+        """Co-occurrence rows computed and kept (``n_cooccurrence_counts`` builds read them); a row
+        depends on the data only, so :meth:`clear` keeps them."""
+        cdef Py_ssize_t i, n = 0
+        for i in range(<Py_ssize_t> self.cooc_rows.size()):
+            n += self.cooc_rows[i] != NULL
+        return n
 
     @property
     def n_entries(self):
@@ -322,6 +353,7 @@ cdef struct Workspace:
     Py_ssize_t n_dense   # node builds that counted densely
     Py_ssize_t n_bitset  # node builds that counted by popcounts
     Py_ssize_t n_direct  # last steps made without their node
+    Py_ssize_t n_cooc    # node builds {h} counted from h's co-occurrence row
     uint64_t* node_bits  # 3 x n_record_words: D[H], its positives, its role-0 records
     # Set by _count when it scanned plain features only: the negated literals' entries are
     # made by the caller from D[H]'s counts (n_support records, n_role1 of role 1, n_role0
@@ -455,11 +487,63 @@ cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path,
     return n_touched
 
 
+cdef Py_ssize_t _count_from_row(const index_t* cooc, index_t h, const ptr_t* f_indptr, const index_t* f_ids,
+                                const ptr_t* r_indptr, const index_t* r_ids, const uint64_t* feature_bits,
+                                const uint64_t* slot_bits, Py_ssize_t n_rw, const Negations* neg,
+                                Workspace* w) noexcept nogil:
+    """``_count`` for the head {h}, h a plain feature, from h's co-occurrence row ``cooc``.
+
+    |D[h] ∩ D[g]| is the row's entry g, whatever the tail; only the records
+    of D[h] of role 1 or 0 are scanned, found by ANDing h's record bitset
+    with the slot's (``slot_bits``: its positives, then its role-0 records),
+    for the positives and role-0 counts.  The negatives, most of D[h], are
+    never read.  The same counts as a scan of D[h].
+    """
+    cdef Py_ssize_t k, lo, hi, n_touched = 0, n_role1 = 0, n_role0 = 0, n_support
+    cdef const uint64_t* col = feature_bits + h * n_rw
+    cdef const uint64_t* others = slot_bits + n_rw
+    cdef const ptr_t* r_end = neg.r_plain_end if neg.n_negated > 0 else r_indptr + 1
+    cdef uint64_t x
+    cdef index_t r, g
+    cdef ptr_t p
+    n_support = f_indptr[h + 1] - f_indptr[h]
+    if n_support == 0:
+        return 0
+    lo = f_ids[f_indptr[h]] >> 6
+    hi = f_ids[f_indptr[h + 1] - 1] >> 6
+    for k in range(lo, hi + 1):
+        x = col[k] & slot_bits[k]
+        while x:
+            r = <index_t> ((k << 6) + ctz64(x))
+            x &= x - 1
+            n_role1 += 1
+            for p in range(r_indptr[r], r_end[r]):
+                w.n_pos[r_ids[p]] += 1
+        x = col[k] & others[k]
+        while x:
+            r = <index_t> ((k << 6) + ctz64(x))
+            x &= x - 1
+            n_role0 += 1
+            for p in range(r_indptr[r], r_end[r]):
+                w.n_other[r_ids[p]] += 1
+    w.n_pos[h] = 0      # h is on every record of D[h]: it is the path, not an entry
+    w.n_other[h] = 0
+    for g in range(neg.n_plain):
+        if cooc[g] != 0 and g != h:
+            w.n_all[g] = cooc[g]
+            w.touched[n_touched] = g
+            n_touched += 1
+    w.n_cooc += 1
+    _negated_left(neg, n_support, n_role1, n_role0, w)
+    return n_touched
+
+
 cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
                        const ptr_t* r_indptr, const index_t* r_ids, const uint8_t* role,
                        const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
                        Py_ssize_t n_features, const uint64_t* feature_bits, const uint64_t* slot_bits,
-                       Py_ssize_t n_rw, const Negations* neg, Workspace* w) noexcept nogil:
+                       Py_ssize_t n_rw, const Negations* neg, Workspace* w,
+                       const index_t* cooc=NULL) noexcept nogil:
     """Count, for every feature h ∉ path of the records of D[path], the records, the positives
     and the records of role 0 of D[path ∪ {h}] (negatives: the rest); returns how many features
     were touched (``w.touched``, in no particular order).  ``feature_bits`` (or NULL): every
@@ -480,6 +564,10 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
     # Every touched feature is counted below: plain ones only, when there are negated literals.
     cdef Py_ssize_t n_counted = neg.n_plain if neg.n_negated > 0 else n_features
     w.negated_left = False
+    if cooc != NULL:
+        # The head {h} with h's co-occurrence row (the caller checked it is a plain feature).
+        return _count_from_row(cooc, path[0], f_indptr, f_ids, r_indptr, r_ids, feature_bits, slot_bits, n_rw,
+                               neg, w)
     cdef double n_occurrences = <double> (neg.n_plain_occurrences if neg.n_negated > 0 else r_indptr[n_records])
     if feature_bits != NULL and n_path > 0:
         # D[H] as the AND of the path's bitsets.  Popcounts when its records hold many
@@ -637,7 +725,7 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
                                Py_ssize_t n_features, Py_ssize_t top_k, Py_ssize_t n_sort,
                                const uint64_t* feature_bits, const uint64_t* slot_bits, Py_ssize_t n_rw,
                                const Negations* neg, Workspace* w, Entry** out, Py_ssize_t* n_keep,
-                               Py_ssize_t* n_sorted) noexcept nogil:
+                               Py_ssize_t* n_sorted, const index_t* cooc) noexcept nogil:
     """The entries of the node of head ``path`` (phi(path) = ``phi``): its ``top_k`` best (all
     of them when there are no more), the best ``n_sorted = min(n_sort, kept)`` first and sorted,
     the rest after them in no order; returns the number of entries of the node (-1 on
@@ -652,7 +740,7 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
     cdef Entry* items
     cdef Entry e
     n_touched = _count(f_indptr, f_ids, r_indptr, r_ids, role, path, n_path, n_records, n_features,
-                       feature_bits, slot_bits, n_rw, neg, w)
+                       feature_bits, slot_bits, n_rw, neg, w, cooc)
     if w.negated_left:
         n_negated = neg.n_negated
     n_entries = n_touched + n_negated      # at most; exact once the negated literals are made
@@ -1045,6 +1133,7 @@ cdef tuple _workspaces(Workspace* ws, int n_thr, Py_ssize_t n_features, Py_ssize
         ws[i].n_dense = 0
         ws[i].n_bitset = 0
         ws[i].n_direct = 0
+        ws[i].n_cooc = 0
         ws[i].node_bits = &nbits[i, 0]
     return path_ws, stamps, counters, support_ws, node_bits_ws
 
@@ -1119,6 +1208,47 @@ cdef inline void _ready_slot(Batch* b, Py_ssize_t t) noexcept nogil:
     if not b.slot_ready[t]:
         b.slot_ready[t] = 1
         _role_bits(b.roles + t * b.roles_stride, b.n_records, _slot_bits(b, t), _slot_bits(b, t) + b.slot_row)
+
+
+# The co-occurrence rows of a memo take at most this many bytes (past it, nodes {h} are counted
+# by scanning D[h], as the others).
+cdef Py_ssize_t COOCCURRENCE_BYTES = 64 * 1024 * 1024
+# A node {h} is counted from h's row when D[h]'s records hold at least this many times as many
+# plain feature occurrences as there are plain features and words of h's record bitset (the
+# row's read and the AND of the bitsets).
+cdef double COOCCURRENCE_FACTOR = 2.0
+
+
+cdef bint _cooccurrence_row(GreedyHeadMemo memo, Py_ssize_t h, const Batch* b) except -1:
+    """Make sure plain feature h has its co-occurrence row in the memo; False when it would pass
+    ``COOCCURRENCE_BYTES`` (the node {h} is then counted by a scan, as the others).
+
+    The row is one pass over the plain features of the records of D[h]: the count a node {h}
+    build would make, without the roles, once for every tail.
+    """
+    cdef index_t* row
+    cdef ptr_t p, q
+    cdef index_t r
+    cdef const ptr_t* r_end = b.neg.r_plain_end if b.neg.n_negated > 0 else b.r_indptr + 1
+    if memo.cooc_plain != b.neg.n_plain:
+        memo._free_cooccurrences()
+        memo.cooc_rows.assign(b.neg.n_plain, NULL)
+        memo.cooc_plain = b.neg.n_plain
+    if memo.cooc_rows[h] != NULL:
+        return True
+    if memo.cooc_bytes + memo.cooc_plain * <Py_ssize_t> sizeof(index_t) > COOCCURRENCE_BYTES:
+        return False
+    row = <index_t*> calloc(max(memo.cooc_plain, 1), sizeof(index_t))
+    if row == NULL:
+        raise MemoryError("greedy_heads_memo: could not allocate a co-occurrence row")
+    with nogil:
+        for p in range(b.f_indptr[h], b.f_indptr[h + 1]):
+            r = b.f_ids[p]
+            for q in range(b.r_indptr[r], r_end[r]):
+                row[b.r_ids[q]] += 1
+    memo.cooc_rows[h] = row
+    memo.cooc_bytes += memo.cooc_plain * sizeof(index_t)
+    return True
 
 
 cdef int _check_inputs(GreedyHeadMemo memo, const index_t[::1] roots, Py_ssize_t n_slots,
@@ -1257,6 +1387,7 @@ cdef class _Requests:
     cdef vector[index_t] node, feature, slot
     cdef vector[double] phi
     cdef vector[Entry*] items
+    cdef vector[const index_t*] cooc    # per request: the co-occurrence row of its head {h}, or NULL
     cdef vector[Py_ssize_t] count, keep, n_sorted
     cdef KeyMap index
 
@@ -1297,6 +1428,33 @@ cdef class _Requests:
         self.n_sorted.assign(n_need, 0)
         return n_need
 
+    cdef int rows(self, GreedyHeadMemo memo, const Batch* b) except -1:
+        """Each request's co-occurrence row (:func:`_cooccurrence_row`, computed when missing): for
+        a head {h} of a plain feature h (a root's child, or such a node to complete) whose records
+        hold at least COOCCURRENCE_FACTOR times as many plain feature occurrences as there are
+        plain features and words of its bitset; else NULL (the node is scanned).  Serial."""
+        cdef Py_ssize_t i, n_need = self.node.size()
+        cdef index_t node, h
+        cdef double mean_plain = (<double> b.neg.n_plain_occurrences / <double> b.n_records
+                                  if b.n_records > 0 else 0.0)
+        self.cooc.assign(n_need, NULL)
+        if b.feature_bits == NULL:
+            return 0
+        for i in range(n_need):
+            node = self.node[i]
+            if self.feature[i] >= 0 and memo.node_depth[node] == 0:
+                h = self.feature[i]
+            elif self.feature[i] < 0 and memo.node_depth[node] == 1:
+                h = memo.node_feature[node]
+            else:
+                continue
+            if (h < b.neg.n_plain
+                    and <double> (b.f_indptr[h + 1] - b.f_indptr[h]) * mean_plain
+                    >= COOCCURRENCE_FACTOR * <double> (b.n_rw + b.neg.n_plain)
+                    and _cooccurrence_row(memo, h, b)):
+                self.cooc[i] = memo.cooc_rows[h]
+        return 0
+
     cdef void build(self, GreedyHeadMemo memo, Batch* b, Workspace* ws, index_t[:, :, ::1] pth,
                     int n_thr) noexcept:
         """Build the requested nodes' entries in parallel (paths recovered through the parents).
@@ -1332,7 +1490,8 @@ cdef class _Requests:
                                                memo.top_k if child else b.n_features,
                                                memo.child_sorted if child else memo.sorted_prefix,
                                                b.feature_bits, _slot_bits(b, self.slot[i]), b.n_rw,
-                                               &b.neg, &ws[tid], &self.items[i], &self.keep[i], &self.n_sorted[i])
+                                               &b.neg, &ws[tid], &self.items[i], &self.keep[i], &self.n_sorted[i],
+                                               self.cooc[i])
 
     cdef int add_to(self, GreedyHeadMemo memo) except -1:
         """Add the built nodes to the trees (serial); returns 1 when a build failed, else 0.
@@ -1365,6 +1524,8 @@ cdef void _collect_counters(GreedyHeadMemo memo, Workspace* ws, int n_thr) noexc
         memo.n_dense_counts += ws[i].n_dense
         memo.n_bitset_counts += ws[i].n_bitset
         memo.n_direct_steps += ws[i].n_direct
+        memo.n_cooccurrence_counts += ws[i].n_cooc
+        ws[i].n_cooc = 0
         ws[i].n_dense = 0
         ws[i].n_bitset = 0
         ws[i].n_direct = 0
@@ -1537,6 +1698,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
         _advance_all(&searches[0], memo, &b, &ws[0], n_thr)
         if requests.collect(&searches[0], &b, memo) == 0:
             break
+        requests.rows(memo, &b)
         requests.build(memo, &b, &ws[0], pth, n_thr)
         failed = requests.add_to(memo)
         _collect_counters(memo, &ws[0], n_thr)
