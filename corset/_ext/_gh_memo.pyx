@@ -487,6 +487,26 @@ cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path,
     return n_touched
 
 
+cdef inline Py_ssize_t _scan_records(const uint64_t* a, const uint64_t* b, Py_ssize_t lo, Py_ssize_t hi,
+                                     const ptr_t* r_indptr, const ptr_t* r_end, const index_t* r_ids,
+                                     index_t* counter) noexcept nogil:
+    """Count into ``counter`` the features of the records in both bitsets ``a`` and ``b`` (words
+    lo..hi; a record's features from r_indptr to r_end); returns how many records there are."""
+    cdef Py_ssize_t k, n = 0
+    cdef uint64_t x
+    cdef index_t r
+    cdef ptr_t p
+    for k in range(lo, hi + 1):
+        x = a[k] & b[k]
+        while x:
+            r = <index_t> ((k << 6) + ctz64(x))
+            x &= x - 1
+            n += 1
+            for p in range(r_indptr[r], r_end[r]):
+                counter[r_ids[p]] += 1
+    return n
+
+
 cdef Py_ssize_t _count_from_row(const index_t* cooc, index_t h, const ptr_t* f_indptr, const index_t* f_ids,
                                 const ptr_t* r_indptr, const index_t* r_ids, const uint64_t* feature_bits,
                                 const uint64_t* slot_bits, Py_ssize_t n_rw, const Negations* neg,
@@ -499,33 +519,18 @@ cdef Py_ssize_t _count_from_row(const index_t* cooc, index_t h, const ptr_t* f_i
     for the positives and role-0 counts.  The negatives, most of D[h], are
     never read.  The same counts as a scan of D[h].
     """
-    cdef Py_ssize_t k, lo, hi, n_touched = 0, n_role1 = 0, n_role0 = 0, n_support
+    cdef Py_ssize_t lo, hi, n_touched = 0, n_role1, n_role0, n_support
     cdef const uint64_t* col = feature_bits + h * n_rw
     cdef const uint64_t* others = slot_bits + n_rw
     cdef const ptr_t* r_end = neg.r_plain_end if neg.n_negated > 0 else r_indptr + 1
-    cdef uint64_t x
-    cdef index_t r, g
-    cdef ptr_t p
+    cdef index_t g
     n_support = f_indptr[h + 1] - f_indptr[h]
     if n_support == 0:
         return 0
     lo = f_ids[f_indptr[h]] >> 6
     hi = f_ids[f_indptr[h + 1] - 1] >> 6
-    for k in range(lo, hi + 1):
-        x = col[k] & slot_bits[k]
-        while x:
-            r = <index_t> ((k << 6) + ctz64(x))
-            x &= x - 1
-            n_role1 += 1
-            for p in range(r_indptr[r], r_end[r]):
-                w.n_pos[r_ids[p]] += 1
-        x = col[k] & others[k]
-        while x:
-            r = <index_t> ((k << 6) + ctz64(x))
-            x &= x - 1
-            n_role0 += 1
-            for p in range(r_indptr[r], r_end[r]):
-                w.n_other[r_ids[p]] += 1
+    n_role1 = _scan_records(col, slot_bits, lo, hi, r_indptr, r_end, r_ids, w.n_pos)
+    n_role0 = _scan_records(col, others, lo, hi, r_indptr, r_end, r_ids, w.n_other)
     w.n_pos[h] = 0      # h is on every record of D[h]: it is the path, not an entry
     w.n_other[h] = 0
     for g in range(neg.n_plain):
