@@ -204,10 +204,12 @@ def test_record_bitsets_are_checked_against_the_data(monkeypatch):
         bits, _heads.feature_bitsets(data.record_features.indptr, data.record_features.ids, n_words))
     calls = []
 
-    def spy(*args):
+    def spy(*args, **kwargs):
         calls.append(args)
-        return greedy_heads_memo(*args)
+        lists.append(kwargs)
+        return greedy_heads_memo(*args, **kwargs)
 
+    lists = []
     import corset.sampling._head_gh as gh_module
     monkeypatch.setattr(gh_module._gh_memo, "greedy_heads_memo", spy)
     expected = search.sample_many(tails, 3, random_state=0)
@@ -226,6 +228,25 @@ def test_record_bitsets_are_checked_against_the_data(monkeypatch):
     same = run(bits, n_words)[1]
     assert all(np.array_equal(a, b) for a, b in zip(same, run()[1]))   # with and without bitsets
     assert all(np.array_equal(a, b) for a, b in zip(same, run(None, 0, feature_bits, 1)[1]))
+    # The slots' records of role 1 or 0 as lists (roots and role bitsets made from them): the same.
+    slots = {k: lists[0][k] for k in ("slot_indptr", "slot_ids")}
+    roles = args[7]
+    np.testing.assert_array_equal(slots["slot_ids"], np.concatenate([np.flatnonzero(r != 2) for r in roles]))
+    with_lists = greedy_heads_memo(*run()[0:1], *args[1:9], np.full_like(args[9], -1), *args[10:],
+                                   None, 0, feature_bits, 1, **slots)
+    assert all(np.array_equal(a, b) for a, b in zip(same, with_lists))
+    indptr, ids = slots["slot_indptr"], slots["slot_ids"]
+    unsorted = ids.copy()
+    unsorted[[0, 1]] = unsorted[[1, 0]]
+    # Slot 0's list with one of its negatives added, in order.
+    negative = int(np.flatnonzero(roles[0] == 2)[0])
+    with_negative = np.r_[np.sort(np.r_[ids[:indptr[1]], negative]), ids[indptr[1]:]].astype(np.int32)
+    shifted = indptr + np.r_[0, np.ones(indptr.size - 1, dtype=np.int64)]
+    for bad_indptr, bad_ids, message in [(indptr, unsorted, "not sorted"), (shifted, with_negative, "a negative"),
+                                         (indptr[:-1], ids, "one row per slot")]:
+        with pytest.raises(ValueError, match=message):
+            greedy_heads_memo(GreedyHeadMemo(data.n_features, data.n_records, 0.5), *args[1:9],
+                              np.full_like(args[9], -1), *args[10:], slot_indptr=bad_indptr, slot_ids=bad_ids)
     for extra in [(bits[:-1], n_words), (bits, 1), (bits, 0)]:
         with pytest.raises(ValueError, match="record_bits is too small"):
             run(*extra)

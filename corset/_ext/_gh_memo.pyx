@@ -1040,7 +1040,8 @@ cdef int _advance(Search* s, GreedyHeadMemo memo, index_t* visited, double* scor
 
 
 cdef int _build_roots(GreedyHeadMemo memo, const ptr_t[::1] f_indptr, const ptr_t[::1] r_indptr,
-                      const index_t[::1] r_ids, const uint8_t[:, ::1] roles, index_t[::1] roots) except -1:
+                      const index_t[::1] r_ids, const uint8_t[:, ::1] roles, index_t[::1] roots,
+                      const Batch* b) except -1:
     """Build the root node of every tail slot without one (``roots[t] == -1``) and write its id back.
 
     A root is the empty head: phi(∅) = 0.  Its entries are the features of
@@ -1062,14 +1063,19 @@ cdef int _build_roots(GreedyHeadMemo memo, const ptr_t[::1] f_indptr, const ptr_
     cdef index_t[:, ::1] first_v = first
     cdef index_t[::1] touched_v = touched
     cdef uint8_t rr
-    cdef ptr_t p
+    cdef ptr_t p, q, q_first, q_last
     for t in range(n_slots):
         if roots[t] >= 0:
             continue
         n_items = 0
         n_touched = 0
+        # The records of role 1 or 0: the slot's list when there is one, else every record.
+        q_first, q_last = 0, n_records
+        if b.slot_indptr != NULL:
+            q_first, q_last = b.slot_indptr[t], b.slot_indptr[t + 1]
         with nogil:
-            for i in range(n_records):
+            for q in range(q_first, q_last):
+                i = b.slot_ids[q] if b.slot_indptr != NULL else q
                 rr = roles[t, i]
                 if rr != 2:
                     # As in node builds: role 1 positive, any other role but 2 not counted.
@@ -1198,6 +1204,8 @@ cdef struct Batch:
     Py_ssize_t slot_row
     uint8_t* slot_ready          # slot_bits of the slot filled
     uint8_t* direct              # the slot has a search whose last step may skip its node
+    const ptr_t* slot_indptr     # per slot, its records of role 1 or 0 (sorted ids), or NULL
+    const index_t* slot_ids
     Negations neg                # the negated literals, counted as complements (n_negated 0: none)
     const ptr_t* voff            # where each search's visited features and scores go
     index_t* visited
@@ -1209,10 +1217,25 @@ cdef inline uint64_t* _slot_bits(const Batch* b, Py_ssize_t t) noexcept nogil:
 
 
 cdef inline void _ready_slot(Batch* b, Py_ssize_t t) noexcept nogil:
-    # Filled on first need only: most slots never have a node built by popcounts.
+    # Filled on first need only: most slots never have a node built by popcounts.  From the
+    # slot's list of records of role 1 or 0 when there is one (a few records, where the role
+    # bytes are one per record of the data).
+    cdef ptr_t p
+    cdef index_t r
+    cdef const uint8_t* role = b.roles + t * b.roles_stride
+    cdef uint64_t* positives = _slot_bits(b, t)
+    cdef uint64_t* others = positives + b.slot_row
     if not b.slot_ready[t]:
         b.slot_ready[t] = 1
-        _role_bits(b.roles + t * b.roles_stride, b.n_records, _slot_bits(b, t), _slot_bits(b, t) + b.slot_row)
+        if b.slot_indptr == NULL:
+            _role_bits(role, b.n_records, positives, others)
+            return
+        for p in range(b.slot_indptr[t], b.slot_indptr[t + 1]):
+            r = b.slot_ids[p]
+            if role[r] == 1:
+                positives[r >> 6] |= (<uint64_t> 1) << (r & 63)
+            elif role[r] == 0:
+                others[r >> 6] |= (<uint64_t> 1) << (r & 63)
 
 
 # The co-occurrence rows of a memo take at most this many bytes (past it, nodes {h} are counted
@@ -1282,6 +1305,27 @@ cdef int _check_inputs(GreedyHeadMemo memo, const index_t[::1] roots, Py_ssize_t
             raise ValueError(f"greedy_heads_memo: feature_bits is too small for the data "
                              f"({feature_bits.shape[0]} words, n_record_words={n_record_words}, "
                              f"{n_features} features, {n_records} records)")
+    return 0
+
+
+cdef int _check_slot_records(const ptr_t[::1] slot_indptr, const index_t[::1] slot_ids,
+                             const uint8_t[:, ::1] roles) except -1:
+    """Raise ValueError unless ``slot_indptr``/``slot_ids`` list, per slot, sorted records of role
+    1 or 0 (the kernel trusts them to list every such record: they come from the same lists as the
+    roles)."""
+    cdef Py_ssize_t t, n_slots = roles.shape[0], n_records = roles.shape[1]
+    cdef ptr_t p
+    if slot_ids is None or slot_indptr.shape[0] != n_slots + 1 or slot_indptr[0] != 0 \
+            or slot_indptr[n_slots] != slot_ids.shape[0]:
+        raise ValueError("greedy_heads_memo: slot_indptr and slot_ids must be a CSR with one row per slot")
+    for t in range(n_slots):
+        if slot_indptr[t + 1] < slot_indptr[t]:
+            raise ValueError(f"greedy_heads_memo: slot_indptr decreases at slot {t}")
+        for p in range(slot_indptr[t], slot_indptr[t + 1]):
+            if not 0 <= slot_ids[p] < n_records or (p > slot_indptr[t] and slot_ids[p] <= slot_ids[p - 1]):
+                raise ValueError(f"greedy_heads_memo: slot {t}'s records are not sorted ids in [0, {n_records})")
+            if roles[t, slot_ids[p]] == 2:
+                raise ValueError(f"greedy_heads_memo: slot {t} lists record {slot_ids[p]}, a negative (role 2)")
     return 0
 
 
@@ -1568,7 +1612,8 @@ def greedy_heads_memo(GreedyHeadMemo memo,
                       double epsilon, bint difference, Py_ssize_t min_length, Py_ssize_t max_length,
                       int n_threads, const uint64_t[::1] record_bits=None, Py_ssize_t n_words=0,
                       const uint64_t[::1] feature_bits=None, Py_ssize_t n_record_words=0,
-                      const index_t[::1] negated=None, const ptr_t[::1] r_plain_end=None):
+                      const index_t[::1] negated=None, const ptr_t[::1] r_plain_end=None,
+                      const ptr_t[::1] slot_indptr=None, const index_t[::1] slot_ids=None):
     """Algorithm 5 for a batch of jobs through the memo; the heads as CSR ``(indptr, ids)``.
 
     The same jobs and outputs as :func:`corset._ext._gh.greedy_heads` with
@@ -1599,6 +1644,12 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     (rows sorted, so they come first).  Node builds then scan only the
     plain features and count each negated literal as the complement of its
     feature in D[H].  The heads are the same.
+
+    ``slot_indptr``, ``slot_ids`` (optional, CSR): per slot, its records of
+    role 1 or 0, sorted, and no other; roots and the slots' role bitsets are
+    then made from them instead of from a pass over every record's role
+    byte (large data, where D_T^+ is a small share of the records).  The
+    heads are the same.
     """
     cdef Py_ssize_t n_jobs = job_tail.shape[0], n_slots = roles.shape[0]
     cdef Py_ssize_t n_features = memo.n_features, n_records = memo.n_records, j
@@ -1659,8 +1710,14 @@ def greedy_heads_memo(GreedyHeadMemo memo,
     b.slot_bits = &slot_bits_v[0, 0, 0]
     b.slot_ready = &slot_ready_v[0]
     b.direct = &direct_v[0]
+    b.slot_indptr = NULL
+    b.slot_ids = NULL
+    if slot_indptr is not None:
+        _check_slot_records(slot_indptr, slot_ids, roles)
+        b.slot_indptr = &slot_indptr[0]
+        b.slot_ids = &slot_ids[0] if slot_ids.shape[0] > 0 else NULL
 
-    _build_roots(memo, f_indptr, r_indptr, r_ids, roles, roots)
+    _build_roots(memo, f_indptr, r_indptr, r_ids, roles, roots, &b)
 
     # Candidates of each job: F_{D+} (minus F_{D-}), or the tail's list.  A search
     # visits at most min(max_length, |candidates|) features: room for that many.

@@ -545,6 +545,11 @@ class GreedyHeadSearch(HeadMethodSampler):
             row[zeros] = 0
         n_positive = np.fromiter((positives.size for positives, _ in slot_cached), dtype=np.int64,
                                  count=len(slot_cached))
+        # The same records as a CSR (role 1 or 0: D_T^+): the memo builds roots and role bitsets from it.
+        slot_indptr = np.zeros(len(slot_cached) + 1, dtype=np.int64)
+        np.cumsum(n_positive, out=slot_indptr[1:])
+        slot_ids = (np.concatenate([positives for positives, _ in slot_cached]).astype(np.int32, copy=False)
+                    if slot_cached else np.empty(0, dtype=np.int32))
         if self.seed == "deterministic":
             cand_parts = [self._candidates(positives, None, None) for positives, _ in slot_cached]
             cand_indptr = np.zeros(len(slot_cached) + 1, dtype=np.int64)
@@ -570,7 +575,7 @@ class GreedyHeadSearch(HeadMethodSampler):
                     self._memo, f_idx.indptr, f_idx.ids, r_idx.indptr, r_idx.ids, cand_indptr, cand_ids, roles,
                     n_positive, roots, *jobs, self.epsilon, self.candidates == "difference",
                     self.min_head_length, max_length, int(n_threads), *self._record_bits(),
-                    *self._feature_bits(), **self._negations())
+                    *self._feature_bits(), **self._negations(), slot_indptr=slot_indptr, slot_ids=slot_ids)
             except MemoryError:
                 self._forget_memo()  # a half-added node leaves the memo inconsistent
                 raise
