@@ -288,10 +288,11 @@ def test_a_fold_stops_after_its_patience_with_the_prefix_of_its_whole_path(seed,
     inner = CorsetClassifier(**params)
     curves = C._fold_curve(inner, X[train], Y[train], X[test], Y[test], [0, 3])
     # The criterion's scores are the fold's curve (every rule), and it stopped where the rule says.
-    assert inner._stopped_by_validation == (stop is not None)
-    np.testing.assert_allclose(inner._held_out_scores, f1[:len(inner._held_out_scores)], rtol=0, atol=1e-12)
+    criterion = inner._held_out_patience
+    assert criterion.stopped == (stop is not None)
+    np.testing.assert_allclose(criterion.scores, f1[:len(criterion.scores)], rtol=0, atol=1e-12)
     n = f1.size if stop is None else stop + 1
-    assert len(inner._held_out_scores) == n
+    assert len(criterion.scores) == n
     assert inner.selection_.rules == whole.selection_.rules[:n - 1]
     for j, threshold in enumerate([0, 3]):
         kept = sum(1 for r in inner.rules_ if r.n_literals and r.n_matched >= threshold)
@@ -311,7 +312,7 @@ def test_some_folds_stop_early_and_the_choice_uses_what_they_followed(monkeypatc
 
     def recording(estimator, *args, **kwargs):
         out = original(estimator, *args, **kwargs)
-        stopped.append(estimator._stopped_by_validation)
+        stopped.append(estimator._held_out_patience.stopped)
         return out
 
     monkeypatch.setattr(C, "_fold_curve", recording)

@@ -524,6 +524,7 @@ cdef Py_ssize_t _count_from_row(const index_t* cooc, index_t h, const ptr_t* f_i
     cdef const uint64_t* others = slot_bits + n_rw
     cdef const ptr_t* r_end = neg.r_plain_end if neg.n_negated > 0 else r_indptr + 1
     cdef index_t g
+    w.negated_left = False
     n_support = f_indptr[h + 1] - f_indptr[h]
     if n_support == 0:
         return 0
@@ -547,8 +548,7 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
                        const ptr_t* r_indptr, const index_t* r_ids, const uint8_t* role,
                        const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
                        Py_ssize_t n_features, const uint64_t* feature_bits, const uint64_t* slot_bits,
-                       Py_ssize_t n_rw, const Negations* neg, Workspace* w,
-                       const index_t* cooc=NULL) noexcept nogil:
+                       Py_ssize_t n_rw, const Negations* neg, Workspace* w) noexcept nogil:
     """Count, for every feature h ∉ path of the records of D[path], the records, the positives
     and the records of role 0 of D[path ∪ {h}] (negatives: the rest); returns how many features
     were touched (``w.touched``, in no particular order).  ``feature_bits`` (or NULL): every
@@ -569,10 +569,6 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
     # Every touched feature is counted below: plain ones only, when there are negated literals.
     cdef Py_ssize_t n_counted = neg.n_plain if neg.n_negated > 0 else n_features
     w.negated_left = False
-    if cooc != NULL:
-        # The head {h} with h's co-occurrence row (the caller checked it is a plain feature).
-        return _count_from_row(cooc, path[0], f_indptr, f_ids, r_indptr, r_ids, feature_bits, slot_bits, n_rw,
-                               neg, w)
     cdef double n_occurrences = <double> (neg.n_plain_occurrences if neg.n_negated > 0 else r_indptr[n_records])
     if feature_bits != NULL and n_path > 0:
         # D[H] as the AND of the path's bitsets.  Popcounts when its records hold many
@@ -734,7 +730,8 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
     """The entries of the node of head ``path`` (phi(path) = ``phi``): its ``top_k`` best (all
     of them when there are no more), the best ``n_sorted = min(n_sort, kept)`` first and sorted,
     the rest after them in no order; returns the number of entries of the node (-1 on
-    allocation failure).
+    allocation failure).  ``cooc`` (or NULL): for a head {h} of a plain feature h, h's
+    co-occurrence row, which :func:`_count_from_row` counts from instead of :func:`_count`.
 
     The counted features' entries come first, then, when the count left them
     (``w.negated_left``), the negated literals', made from their features' counts; the
@@ -744,8 +741,12 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
     cdef Py_ssize_t n_negated = 0
     cdef Entry* items
     cdef Entry e
-    n_touched = _count(f_indptr, f_ids, r_indptr, r_ids, role, path, n_path, n_records, n_features,
-                       feature_bits, slot_bits, n_rw, neg, w, cooc)
+    if cooc != NULL:   # the head {h}, h a plain feature with its co-occurrence row
+        n_touched = _count_from_row(cooc, path[0], f_indptr, f_ids, r_indptr, r_ids, feature_bits, slot_bits,
+                                    n_rw, neg, w)
+    else:
+        n_touched = _count(f_indptr, f_ids, r_indptr, r_ids, role, path, n_path, n_records, n_features,
+                           feature_bits, slot_bits, n_rw, neg, w)
     if w.negated_left:
         n_negated = neg.n_negated
     n_entries = n_touched + n_negated      # at most; exact once the negated literals are made

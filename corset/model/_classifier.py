@@ -213,13 +213,20 @@ class _PrefixState:
 
     def totals(self, tp, fp, default=()):
         """(TP, FP, FN) of per-label counts ``tp``, ``fp`` with the labels ``default`` also predicted for
-        every record."""
-        TP, FP = int(tp.sum()), int(fp.sum())
-        if default:
-            default = list(default)
-            TP += int(self.count[default].sum() - tp[default].sum())
-            FP += int((self.n_records - self.count[default]).sum() - fp[default].sum())
-        return TP, FP, int(self.count.sum()) - TP
+        every record (:func:`_totals`)."""
+        return _totals(self.count, self.n_records, tp, fp, default)
+
+
+def _totals(count, n_records, tp, fp, default=()):
+    """(TP, FP, FN) over n_records records whose labels occur ``count`` times, of a rule list with
+    per-label true and false positives ``tp``, ``fp``, the labels ``default`` also predicted for
+    every record (the default rule)."""
+    TP, FP = int(tp.sum()), int(fp.sum())
+    if default:
+        default = list(default)
+        TP += int(count[default].sum() - tp[default].sum())
+        FP += int((n_records - count[default]).sum() - fp[default].sum())
+    return TP, FP, int(count.sum()) - TP
 
 
 def _prefix_counts(model, X_fit, Y_fit, X, Y):
@@ -319,8 +326,6 @@ class _HeldOutPatience(StoppingCriterion):
         from ..selection import MicroF1Path
 
         self.fit_path, self.held_path = MicroF1Path(data), MicroF1Path(self.held_out)
-        self.fit_count = np.diff(data.label_records.indptr).astype(np.int64)
-        self.held_count = np.diff(self.held_out.label_records.indptr).astype(np.int64)
         self.scores = []
         self.scores.append(self._score())
         self.best = 0
@@ -329,17 +334,13 @@ class _HeldOutPatience(StoppingCriterion):
     def _score(self):
         from ..selection._default import default_tail_from_counts
 
-        fit, held, k = self.fit_path, self.held_path, len(self.scores)   # k rules so far
-        TP, P = int(held.label_tp.sum()), int(held.label_predicted.sum())
-        if self.default_rule and k < self.n_rules:
-            default = list(default_tail_from_counts(self.fit_count, fit.label_tp, fit.label_predicted - fit.label_tp,
-                                                    fit.data.n_records)[0])
-            if default:
-                # As _PrefixState.totals: the default tail is predicted for every held-out record.
-                TP += int(self.held_count[default].sum() - held.label_tp[default].sum())
-                P += int(self.held_out.n_records * len(default) - held.label_predicted[default].sum())
-        denominator = P + int(self.held_count.sum())
-        return 2.0 * TP / denominator if denominator else 0.0
+        fit, held = self.fit_path, self.held_path
+        default = ()
+        if self.default_rule and len(self.scores) < self.n_rules:   # len(scores): the rules so far
+            default = default_tail_from_counts(fit.data.label_counts, fit.label_tp,
+                                               fit.label_predicted - fit.label_tp, fit.data.n_records)[0]
+        return float(_micro_f1(*_totals(held.data.label_counts, held.data.n_records, held.label_tp,
+                                        held.label_predicted - held.label_tp, default)))
 
     def after_adding(self, step):
         self.fit_path.add(*step.rule)
@@ -988,7 +989,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         models are only scored) the items get no readable names: ``feature_names_`` and the rules
         name them ``item0``, ``item1``..., and a wide binarization skips writing its names.
         ``held_out``: a fold's held-out ``(X, Y)``, whose score stops the selection
-        (:class:`_HeldOutPatience`; ``_stopped_by_validation`` says whether it did)."""
+        (:class:`_HeldOutPatience`, kept in ``_held_out_patience``; None without ``held_out``)."""
         from ..sampling import CandidateGenerator
         from ..selection import greedy_selection
 
@@ -1097,8 +1098,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             if bar is not None:
                 bar.close()
         self.selection_ = result
-        self._stopped_by_validation = patience is not None and patience.stopped
-        self._held_out_scores = None if patience is None else patience.scores
+        self._held_out_patience = patience
         keep = np.arange(len(result.rules))
         if self.min_support_validated_ is not None and self.min_support_validated_ > params["min_support"]:
             # The rare rules the folds scored better without (Rule.n_matched: the records with head and tail).
