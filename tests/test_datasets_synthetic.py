@@ -178,3 +178,14 @@ def test_parameter_errors(kwargs, error, match):
     params.update(kwargs)
     with pytest.raises(error, match=match):
         make_rule_data(**params)
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 50, 5000])
+def test_sorted_unique_is_numpy_unique(size):
+    from corset.datasets._synthetic import _sorted_unique
+
+    rng = np.random.default_rng(size)
+    ids = rng.integers(0, max(1, size // 3), size=size, dtype=np.int64)
+    out = _sorted_unique(ids)
+    np.testing.assert_array_equal(out, np.unique(ids))
+    assert out.dtype == np.int64
