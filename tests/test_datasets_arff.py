@@ -360,3 +360,45 @@ def test_byte_order_mark_is_ignored(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + MEKA_FIRST.encode("utf-8"))
     data = load_arff(path)
     assert data.relation == "scene: -C 2" and data.label_names == ["y0", "y1"]
+
+
+YES_NO = """@relation protein
+@attribute protein {A1,A2,A3}
+@attribute PS0 {YES,NO}
+@attribute size numeric
+@attribute bit {0,1}
+@attribute lab {0,1}
+@data
+A1,YES,1.0,0,1
+A2,NO,2.0,1,0
+A3,NO,3.0,1,1
+"""
+
+
+def test_nominal_indices_in_arrays_are_warned_about(tmp_path):
+    """A {YES,NO} attribute comes out as a 0/1 column whose 1 means NO: said, not silent."""
+    from corset.datasets import NominalCodesWarning
+
+    path = write(tmp_path / "yes_no.arff", YES_NO)
+    with pytest.warns(NominalCodesWarning, match=r"'protein', 'PS0' as indices .*'PS0': 0 means 'YES', "
+                                                 r"1 means 'NO'.*present where it is 'NO'.*as_frame=True") as record:
+        data = load_arff(path, n_labels=-1)
+    assert len(record) == 1 and record[0].filename == __file__   # points at the caller's line
+    assert data.X[:, 1].tolist() == [0, 1, 1]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_arff(path, n_labels=-1, as_frame=True)          # values kept: nothing to say
+        load_arff(write(tmp_path / "plain.arff", YES_NO.replace("{A1,A2,A3}", "numeric")
+                        .replace("{YES,NO}", "{0,1}").replace("A1,YES", "1,0").replace("A2,NO", "2,1")
+                        .replace("A3,NO", "3,1")), n_labels=-1)
+
+
+def test_nominal_indices_warning_of_a_sparse_file(tmp_path):
+    from corset.datasets import NominalCodesWarning
+
+    text = "@relation s\n@attribute f {a,b,c}\n@attribute g {0,1}\n@attribute lab {0,1}\n@data\n{0 b,2 1}\n{1 1}\n"
+    with pytest.warns(NominalCodesWarning, match=r"nominal attribute 'f' as indices.*reads the indices as "
+                                                 r"numbers\. A sparse file keeps the indices"):
+        load_arff(write(tmp_path / "sparse.arff", text), n_labels=-1)

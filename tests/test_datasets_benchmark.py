@@ -338,3 +338,18 @@ def test_cross_val_score_takes_load_arff_output_unchanged(name, data_dir):
     model = make_pipeline(MaxAbsScaler(), OneVsRestClassifier(LinearSVC()))
     scores = cross_val_score(model, data.X, data.Y, cv=3, scoring="f1_micro")
     assert scores.shape == (3,) and np.all(scores > 0.2)
+
+
+@pytest.mark.realdata
+def test_birds_location_indices_warned_about_once(data_dir):
+    import warnings
+
+    from corset.datasets import NominalCodesWarning
+
+    with pytest.warns(NominalCodesWarning, match="birds-train.arff.*'location'") as record:
+        load_benchmark("birds", "train", data_dir)
+    assert len([w for w in record if w.category is NominalCodesWarning]) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NominalCodesWarning)
+        load_benchmark("birds", "train", data_dir, as_frame=True)
+        load_benchmark("emotions", "train", data_dir)

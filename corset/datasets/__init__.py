@@ -10,8 +10,9 @@
 This subpackage is pure Python: it reads files and builds arrays, nothing
 else.
 """
-from ._arff import load_arff
+from ._arff import NominalCodesWarning, load_arff
 from ._benchmark import BENCHMARK_NAMES, SUBSETS, get_data_home, load_benchmark
 from ._synthetic import make_rule_data
 
-__all__ = ["BENCHMARK_NAMES", "SUBSETS", "get_data_home", "load_arff", "load_benchmark", "make_rule_data"]
+__all__ = ["BENCHMARK_NAMES", "SUBSETS", "NominalCodesWarning", "get_data_home", "load_arff", "load_benchmark",
+           "make_rule_data"]

@@ -20,6 +20,7 @@ Which attributes are labels:
 import gzip
 import os
 import re
+import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -31,6 +32,16 @@ from sklearn.utils import Bunch
 from .._validation import check_binary_matrix
 
 _NUMERIC_TYPES = ("NUMERIC", "REAL", "INTEGER")
+
+
+class NominalCodesWarning(UserWarning):
+    """Arrays hold the value indices of nominal attributes, which a model would read as numbers.
+
+    A two-valued attribute declared ``{YES,NO}`` becomes a 0/1 column whose
+    1 means ``NO``: a rule fitted on it names the attribute where it holds
+    its second value.  ``as_frame=True`` keeps the values instead (rules
+    then read ``f=NO``).
+    """
 _BINARY_VALUES = frozenset(("0", "1"))
 
 # ARFF (WEKA) escapes inside quoted names.  liac-arff strips the quotes of an
@@ -256,6 +267,14 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
         nominal ``{0,1}``; a label value is missing; a feature is a string
         attribute.
 
+    Warns
+    -----
+    NominalCodesWarning
+        With ``as_frame=False``, when a feature is nominal with values other
+        than ``{0,1}``: ``X`` holds its value indices, which an estimator
+        reads as numbers (a ``{YES,NO}`` attribute becomes a 0/1 column
+        whose 1 means ``NO``).
+
     Notes
     -----
     A label must be 0 or 1 in every record: a missing label is an error
@@ -352,7 +371,34 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
         relation=relation,
         filename=str(path),
     )
-    return as_frames(data) if as_frame else data
+    if as_frame:
+        return as_frames(data)
+    warn_nominal_codes(data)
+    return data
+
+
+def warn_nominal_codes(data, stacklevel=2):
+    """Warn (:class:`NominalCodesWarning`) when a loader's array ``X`` holds indices of nominal values
+    other than 0/1; ``stacklevel`` as in :func:`warnings.warn`, counted from the caller."""
+    coded = [name for name in data.feature_names if name in data.categories
+             and not (len(data.categories[name]) == 2 and set(data.categories[name]) == _BINARY_VALUES)]
+    if not coded:
+        return
+    # The example: a two-valued attribute when there is one (the trap: a 0/1 column read as an item).
+    name = next((c for c in coded if len(data.categories[c]) == 2), coded[0])
+    values = data.categories[name]
+    shown = ", ".join(map(repr, coded[:5])) + (f" and {len(coded) - 5} more" if len(coded) > 5 else "")
+    meaning = ", ".join(f"{i} means {v!r}" for i, v in enumerate(values[:2]))
+    trap = (f"; a model fitted on them reads {name!r} as an item present where it is {values[1]!r}"
+            if len(values) == 2 else "; a model fitted on them reads the indices as numbers")
+    advice = ("Pass as_frame=True (needs pandas) so that the rules name the values "
+              f"({name}={values[-1]})" if not sp.issparse(data.X) else
+              "A sparse file keeps the indices with as_frame=True too: one-hot encode these columns "
+              "before fitting")
+    warnings.warn(
+        f"{data.filename}: X holds the nominal attribute{'s' if len(coded) > 1 else ''} {shown} as indices "
+        f"of their declared values ({name!r}: {meaning}){trap}. {advice}.",
+        NominalCodesWarning, stacklevel=stacklevel + 1)
 
 
 def _int32_indices(X):

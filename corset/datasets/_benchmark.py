@@ -9,12 +9,13 @@ none, is split by the fixed row lists of ``CAL500/cal500-split.json``.
 """
 import json
 import os
+import warnings
 from collections import namedtuple
 from pathlib import Path
 
 import numpy as np
 
-from ._arff import as_frames, load_arff
+from ._arff import NominalCodesWarning, as_frames, load_arff, warn_nominal_codes
 
 _Spec = namedtuple("_Spec", "name folder full train test xml split")
 
@@ -122,7 +123,9 @@ def load_benchmark(name, subset="train", data_home=None, *, as_frame=False):
         ``emotions/emotions.arff`` and ``emotions/emotions.xml``).  Defaults
         to the ``CORSET_DATA`` environment variable.
     as_frame : bool, default=False
-        ``X`` and ``Y`` as pandas DataFrames, as in :func:`load_arff`.
+        ``X`` and ``Y`` as pandas DataFrames, as in :func:`load_arff`.  Without
+        it, birds' nominal ``location`` is a column of value indices
+        (:class:`~corset.datasets.NominalCodesWarning` says so).
 
     Returns
     -------
@@ -145,7 +148,10 @@ def load_benchmark(name, subset="train", data_home=None, *, as_frame=False):
     _check_subset(subset)
     home = get_data_home(data_home)
     arff_path, xml_path, split_path = _benchmark_files(spec.name, subset, home)
-    data = load_arff(arff_path, label_xml=xml_path)
+    with warnings.catch_warnings():
+        # Said below, once, to this function's caller, and only when X stays an array.
+        warnings.simplefilter("ignore", NominalCodesWarning)
+        data = load_arff(arff_path, label_xml=xml_path)
     if split_path is not None:
         rows = _read_split(split_path, subset, data.X.shape[0])
         data.X = data.X[rows]
@@ -154,4 +160,7 @@ def load_benchmark(name, subset="train", data_home=None, *, as_frame=False):
         data.rows = rows
     data.name = spec.name
     data.subset = subset
-    return as_frames(data) if as_frame else data
+    if as_frame:
+        return as_frames(data)
+    warn_nominal_codes(data)
+    return data

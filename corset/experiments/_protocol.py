@@ -6,6 +6,7 @@ paper's protocol (numeric features above their training 90th percentile,
 strict ">", nominal features one-hot), and numeric (raw numbers, nominal
 features one-hot) for learners that bin numbers themselves, such as BOOMER.
 """
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -70,11 +71,14 @@ def load_split(name, data_home=None):
     """
     from sklearn.utils import Bunch
 
-    from ..datasets import load_benchmark
+    from ..datasets import NominalCodesWarning, load_benchmark
     from ..datasets._arff import as_frames
     from ..preprocessing import PercentileBinarizer
 
-    parts = {subset: load_benchmark(name, subset, data_home) for subset in ("train", "test")}
+    with warnings.catch_warnings():
+        # The value indices of nominal features are turned into frames (and one-hot items) below.
+        warnings.simplefilter("ignore", NominalCodesWarning)
+        parts = {subset: load_benchmark(name, subset, data_home) for subset in ("train", "test")}
     frames = {subset: as_frames(Bunch(**parts[subset])) for subset in parts}
     binarizer = PercentileBinarizer().fit(frames["train"].X)
     X_train = sp.csr_matrix(binarizer.transform(frames["train"].X), dtype=np.uint8)
