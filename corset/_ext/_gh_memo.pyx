@@ -399,6 +399,9 @@ cdef Py_ssize_t LAST_STEP_READS = 4
 
 # How many records ahead the scan of a node's records asks for their data (corset_prefetch).
 cdef Py_ssize_t PREFETCH_AHEAD = 16
+# The same for the scan of a bitset's records (_scan_records), whose records hold few features
+# each: farther ahead, so that more reads are under way at once.
+cdef Py_ssize_t SCAN_AHEAD = 32
 cdef double LAST_STEP_DENSITY = 0.25
 
 
@@ -489,21 +492,32 @@ cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path,
 
 cdef inline Py_ssize_t _scan_records(const uint64_t* a, const uint64_t* b, Py_ssize_t lo, Py_ssize_t hi,
                                      const ptr_t* r_indptr, const ptr_t* r_end, const index_t* r_ids,
-                                     index_t* counter) noexcept nogil:
+                                     index_t* counter, index_t* rows) noexcept nogil:
     """Count into ``counter`` the features of the records in both bitsets ``a`` and ``b`` (words
-    lo..hi; a record's features from r_indptr to r_end); returns how many records there are."""
-    cdef Py_ssize_t k, n = 0
+    lo..hi; a record's features from r_indptr to r_end); returns how many records there are.
+
+    The records are listed first (into ``rows``, room for every record), then scanned with
+    their rows asked for ahead: on a large data set they lie scattered, and the reads then
+    overlap instead of waiting one after another."""
+    cdef Py_ssize_t k, i, n = 0
     cdef uint64_t x
     cdef index_t r
     cdef ptr_t p
     for k in range(lo, hi + 1):
         x = a[k] & b[k]
         while x:
-            r = <index_t> ((k << 6) + ctz64(x))
+            rows[n] = <index_t> ((k << 6) + ctz64(x))
             x &= x - 1
             n += 1
-            for p in range(r_indptr[r], r_end[r]):
-                counter[r_ids[p]] += 1
+    for i in range(n):
+        if i + SCAN_AHEAD < n:
+            prefetch(&r_indptr[rows[i + SCAN_AHEAD]])
+            prefetch(&r_end[rows[i + SCAN_AHEAD]])
+        if i + SCAN_AHEAD // 2 < n:
+            prefetch(&r_ids[r_indptr[rows[i + SCAN_AHEAD // 2]]])
+        r = rows[i]
+        for p in range(r_indptr[r], r_end[r]):
+            counter[r_ids[p]] += 1
     return n
 
 
@@ -530,8 +544,8 @@ cdef Py_ssize_t _count_from_row(const index_t* cooc, index_t h, const ptr_t* f_i
         return 0
     lo = f_ids[f_indptr[h]] >> 6
     hi = f_ids[f_indptr[h + 1] - 1] >> 6
-    n_role1 = _scan_records(col, slot_bits, lo, hi, r_indptr, r_end, r_ids, w.n_pos)
-    n_role0 = _scan_records(col, others, lo, hi, r_indptr, r_end, r_ids, w.n_other)
+    n_role1 = _scan_records(col, slot_bits, lo, hi, r_indptr, r_end, r_ids, w.n_pos, w.support)
+    n_role0 = _scan_records(col, others, lo, hi, r_indptr, r_end, r_ids, w.n_other, w.support)
     w.n_pos[h] = 0      # h is on every record of D[h]: it is the path, not an entry
     w.n_other[h] = 0
     for g in range(neg.n_plain):
@@ -1076,6 +1090,14 @@ cdef int _build_roots(GreedyHeadMemo memo, const ptr_t[::1] f_indptr, const ptr_
             q_first, q_last = b.slot_indptr[t], b.slot_indptr[t + 1]
         with nogil:
             for q in range(q_first, q_last):
+                if b.slot_indptr != NULL:
+                    # Listed records lie scattered over a large data set: their roles and rows
+                    # are asked for ahead, as in a node's scan.
+                    if q + PREFETCH_AHEAD < q_last:
+                        prefetch(&roles[t, b.slot_ids[q + PREFETCH_AHEAD]])
+                        prefetch(&r_indptr[b.slot_ids[q + PREFETCH_AHEAD]])
+                    if q + PREFETCH_AHEAD // 2 < q_last:
+                        prefetch(&r_ids[r_indptr[b.slot_ids[q + PREFETCH_AHEAD // 2]]])
                 i = b.slot_ids[q] if b.slot_indptr != NULL else q
                 rr = roles[t, i]
                 if rr != 2:
@@ -1232,6 +1254,8 @@ cdef inline void _ready_slot(Batch* b, Py_ssize_t t) noexcept nogil:
             _role_bits(role, b.n_records, positives, others)
             return
         for p in range(b.slot_indptr[t], b.slot_indptr[t + 1]):
+            if p + PREFETCH_AHEAD < b.slot_indptr[t + 1]:
+                prefetch(&role[b.slot_ids[p + PREFETCH_AHEAD]])
             r = b.slot_ids[p]
             if role[r] == 1:
                 positives[r >> 6] |= (<uint64_t> 1) << (r & 63)
@@ -1272,6 +1296,12 @@ cdef bint _cooccurrence_row(GreedyHeadMemo memo, Py_ssize_t h, const Batch* b) e
         raise MemoryError("greedy_heads_memo: could not allocate a co-occurrence row")
     with nogil:
         for p in range(b.f_indptr[h], b.f_indptr[h + 1]):
+            # D[h]'s records lie scattered over a large data set: their rows are asked for ahead.
+            if p + PREFETCH_AHEAD < b.f_indptr[h + 1]:
+                prefetch(&b.r_indptr[b.f_ids[p + PREFETCH_AHEAD]])
+                prefetch(&r_end[b.f_ids[p + PREFETCH_AHEAD]])
+            if p + PREFETCH_AHEAD // 2 < b.f_indptr[h + 1]:
+                prefetch(&b.r_ids[b.r_indptr[b.f_ids[p + PREFETCH_AHEAD // 2]]])
             r = b.f_ids[p]
             for q in range(b.r_indptr[r], r_end[r]):
                 row[b.r_ids[q]] += 1
@@ -1323,6 +1353,8 @@ cdef int _check_slot_records(const ptr_t[::1] slot_indptr, const index_t[::1] sl
         if slot_indptr[t + 1] < slot_indptr[t]:
             raise ValueError(f"greedy_heads_memo: slot_indptr decreases at slot {t}")
         for p in range(slot_indptr[t], slot_indptr[t + 1]):
+            if p + PREFETCH_AHEAD < slot_indptr[t + 1] and 0 <= slot_ids[p + PREFETCH_AHEAD] < n_records:
+                prefetch(&roles[t, slot_ids[p + PREFETCH_AHEAD]])   # scattered roles, asked for ahead
             if not 0 <= slot_ids[p] < n_records or (p > slot_indptr[t] and slot_ids[p] <= slot_ids[p - 1]):
                 raise ValueError(f"greedy_heads_memo: slot {t}'s records are not sorted ids in [0, {n_records})")
             if roles[t, slot_ids[p]] == 2:
