@@ -649,3 +649,44 @@ def test_heads_counted_from_cooccurrence_rows_match_the_plain_kernel(global_rand
         for f, p, n in zip(features, n_pos, n_support):
             rows = in_head & literals[:, f]
             assert (p, n) == ((rows & positives & ~zeros).sum(), rows.sum())
+
+
+@pytest.mark.parametrize("negated", [False, True])
+@pytest.mark.parametrize("uncovered", [False, True])
+def test_nodes_counted_without_reading_their_negatives_match_brute_force(global_random_seed, negated, uncovered):
+    """A node whose negatives hold more feature occurrences than there are (feature, word) pairs
+    takes |D[H+h]| by popcounts and scans only D[H]'s records of role 1 or 0 (``n_split_counts``):
+    the heads are the plain kernel's, with records of role 0 and with negated literals, and every
+    entry of every node below the roots is the brute-force count."""
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(1500, 60) < 0.3
+    Y = rng.rand(1500, 3) < 0.06
+    data = (BinaryData.with_negations(X, Y, np.sort(rng.choice(60, 30, replace=False))) if negated
+            else BinaryData(X, Y))
+    literals = data.X.toarray().astype(bool)
+    tails = [(0,), (1,), (2,)]
+    memo, plain = _pair(data, 32, seed="uniform", max_head_length=3, uncovered=uncovered, gamma=0.5)
+    rules, checked = [], 0
+    for call in range(3):
+        assert memo.sample_many(tails, 20, random_state=call) == plain.sample_many(tails, 20, random_state=call)
+        tree = memo._memo
+        for node in range(tree.n_nodes):
+            root, head = tree.path(node)
+            if not head:
+                continue
+            key = next(k for k, r in memo._roots.items() if r == root)
+            positives = np.zeros(data.n_records, dtype=bool)
+            positives[np.frombuffer(key[0], dtype=np.int32)] = True
+            zeros = np.zeros(data.n_records, dtype=bool)
+            zeros[np.frombuffer(key[1], dtype=np.int32)] = True
+            in_head = literals[:, list(head)].all(axis=1)
+            features, gains, n_pos, n_support = tree.entries(node)
+            for f, p, n in zip(features, n_pos, n_support):
+                rows = in_head & literals[:, f]
+                assert (p, n) == ((rows & positives & ~zeros).sum(), rows.sum())
+                checked += 1
+        if uncovered:   # the next call's positives covered by these rules get role 0
+            rules.append(((call,), tails[call]))
+            memo.update_rules(rules)
+            plain.update_rules(rules)
+    assert memo._memo.n_split_counts > 0 and checked > 0

@@ -24,7 +24,10 @@ record bitset) pairs — dense data, such as features with their negated
 literals — the counts are popcounts of each feature's record bitset ANDed
 with D[H]'s (and with its positives', and its role-0 records'), the same
 numbers for less work; D[H] is then itself the AND of its features'
-bitsets.  A node {h} of a dense plain feature h reads |D[h] ∩ D[g]| from
+bitsets.  Between the two, when D[H]'s negatives alone hold more feature
+occurrences than there are such pairs, |D[H ∪ {h}]| is one popcount per
+pair and only D[H]'s records of role 1 or 0 are scanned (``_count_split``).
+A node {h} of a dense plain feature h reads |D[h] ∩ D[g]| from
 h's co-occurrence row (computed once per data set, kept across tails and
 calls) and scans only the records of D[h] of role 1 or 0 (the negatives,
 most of D[h], are the rest).  Entries are stored in
@@ -75,6 +78,10 @@ cdef extern from "corset_gh_memo.h":
                                                    Py_ssize_t n_path, uint64_t* dh, Py_ssize_t* lo,
                                                    Py_ssize_t* hi) noexcept nogil
     Py_ssize_t popcount_words "corset_gh_popcount"(const uint64_t* x, Py_ssize_t n) noexcept nogil
+    Py_ssize_t count_all "corset_gh_count_all"(const uint64_t* feature_bits, Py_ssize_t n_counted, Py_ssize_t n_rw,
+                                               const uint64_t* dh, Py_ssize_t lo, Py_ssize_t hi,
+                                               const index_t* path, Py_ssize_t n_path, index_t* n_all,
+                                               index_t* touched) noexcept nogil
     int64_t rule_counts "corset_gh_counts"(const uint64_t* col, const uint64_t* dh, const uint64_t* dpos,
                                            const uint64_t* doth, Py_ssize_t lo, Py_ssize_t hi, int64_t* pos,
                                            int64_t* other) noexcept nogil
@@ -160,6 +167,8 @@ cdef class GreedyHeadMemo:
     """Node builds that counted densely (at least as many occurrences as features)."""
     cdef readonly Py_ssize_t n_bitset_counts
     """Node builds that counted by popcounts of feature bitsets (``feature_bits``)."""
+    cdef readonly Py_ssize_t n_split_counts
+    """Node builds that took |D[H+h]| by popcounts and scanned only D[H]'s records of role 1 or 0."""
     cdef readonly Py_ssize_t n_direct_steps
     """Last steps of searches made without their node (dense records, few candidates)."""
     cdef readonly Py_ssize_t n_cooccurrence_counts
@@ -183,6 +192,7 @@ cdef class GreedyHeadMemo:
         self.n_upgrades = 0
         self.n_dense_counts = 0
         self.n_bitset_counts = 0
+        self.n_split_counts = 0
         self.n_direct_steps = 0
         self.n_cooccurrence_counts = 0
         self.block_free = NULL
@@ -352,6 +362,7 @@ cdef struct Workspace:
     int64_t present_token
     Py_ssize_t n_dense   # node builds that counted densely
     Py_ssize_t n_bitset  # node builds that counted by popcounts
+    Py_ssize_t n_split   # node builds that took |D[H+h]| by popcounts and scanned D[H]'s positives
     Py_ssize_t n_direct  # last steps made without their node
     Py_ssize_t n_cooc    # node builds {h} counted from h's co-occurrence row
     uint64_t* node_bits  # 3 x n_record_words: D[H], its positives, its role-0 records
@@ -382,6 +393,10 @@ cdef struct Negations:
 # (feature, word) pairs by this factor or more (replayed emotions calls, with
 # negated literals and POPCNT: 1 and 2 fastest, 3 and 5 slower by 8%).
 cdef Py_ssize_t BITSET_FACTOR = 2
+# A node whose negatives hold more feature occurrences than SPLIT_FACTOR times the (feature,
+# word) pairs takes |D[H+h]| by one popcount per pair and scans only its positives and
+# records of role 0 (_count_split).
+cdef double SPLIT_FACTOR = 1.0
 
 
 # A search's last step is made without its node (``_choose_last``: each of its
@@ -558,6 +573,42 @@ cdef Py_ssize_t _count_from_row(const index_t* cooc, index_t h, const ptr_t* f_i
     return n_touched
 
 
+cdef Py_ssize_t _count_split(const index_t* path, Py_ssize_t n_path, Py_ssize_t n_counted,
+                             const uint64_t* feature_bits, const uint64_t* slot_bits, Py_ssize_t n_rw,
+                             Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t n_support, double mean_length,
+                             const ptr_t* r_indptr, const ptr_t* r_end, const index_t* r_ids,
+                             const Negations* neg, Workspace* w) noexcept nogil:
+    """``_count`` of D[H] (a bitset in ``w.node_bits``, words lo..hi) without reading its negatives,
+    or -1 when that would not be cheaper than a scan of D[H].
+
+    |D[H+h]| of every counted feature h is a popcount of h's record bitset ANDed with D[H]'s
+    (:func:`corset_gh_count_all`); the positives and records of role 0 of D[H+h] come from a
+    scan of D[H]'s records of role 1 or 0 only.  On dense records with few positives (most of
+    D[H] negatives) this reads far less than a scan of D[H], and takes one popcount per
+    (feature, word) where :func:`_count_bits` takes two or three.  The same counts as
+    :func:`_count`; with negated literals, plain features only (``_negated_left``).
+    """
+    cdef uint64_t* dh = w.node_bits
+    cdef uint64_t* dpos = w.node_bits + n_rw
+    cdef uint64_t* doth = w.node_bits + 2 * n_rw
+    cdef Py_ssize_t n_words = hi - lo + 1, n_listed, n_touched, n_role1, n_role0, k
+    _split_roles(dh, slot_bits, n_rw, lo, hi, dpos, doth)
+    n_listed = popcount_words(dpos + lo, n_words) + popcount_words(doth + lo, n_words)
+    # A scan reads D[H]'s occurrences; this, the listed records' and a popcount per (feature, word).
+    if <double> (n_support - n_listed) * mean_length <= SPLIT_FACTOR * n_counted * n_words:
+        return -1
+    n_touched = count_all(feature_bits, n_counted, n_rw, dh, lo, hi, path, n_path, w.n_all, w.touched)
+    n_role1 = _scan_records(dpos, dpos, lo, hi, r_indptr, r_end, r_ids, w.n_pos, w.support)
+    n_role0 = _scan_records(doth, doth, lo, hi, r_indptr, r_end, r_ids, w.n_other, w.support)
+    for k in range(n_path):
+        # The scans counted the path's features too; they are no entries (and not touched).
+        w.n_pos[path[k]] = 0
+        w.n_other[path[k]] = 0
+    w.n_split += 1
+    _negated_left(neg, n_support, n_role1, n_role0, w)
+    return n_touched
+
+
 cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
                        const ptr_t* r_indptr, const index_t* r_ids, const uint8_t* role,
                        const index_t* path, Py_ssize_t n_path, Py_ssize_t n_records,
@@ -573,7 +624,7 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
     from them (:func:`_negated_entry`; ``w.negated_left`` is then set, with D[path]'s counts
     in ``w.n_support``, ``w.n_role1`` and ``w.n_role0``).  A count by popcounts counts every
     literal itself."""
-    cdef Py_ssize_t n_support, i, k, n_touched = 0, n_scan = 0, lo, hi
+    cdef Py_ssize_t n_support, i, k, n_touched = 0, n_scan = 0, lo, hi, n_split
     cdef Py_ssize_t n_role1 = 0, n_role0 = 0
     cdef ptr_t p, a, b
     cdef index_t r, f
@@ -594,6 +645,11 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
         if (<double> n_support * n_occurrences
                 >= <double> BITSET_FACTOR * n_features * (hi - lo + 1) * n_records):
             return _count_bits(path, n_path, n_features, feature_bits, slot_bits, n_rw, lo, hi, w)
+        if <double> n_support * n_occurrences > SPLIT_FACTOR * n_counted * (hi - lo + 1) * n_records:
+            n_split = _count_split(path, n_path, n_counted, feature_bits, slot_bits, n_rw, lo, hi,
+                                   n_support, n_occurrences / n_records, r_indptr, r_end, r_ids, neg, w)
+            if n_split >= 0:
+                return n_split
         n_support = 0
         for k in range(lo, hi + 1):
             x = w.node_bits[k]
@@ -1166,6 +1222,7 @@ cdef tuple _workspaces(Workspace* ws, int n_thr, Py_ssize_t n_features, Py_ssize
         ws[i].present_token = 0
         ws[i].n_dense = 0
         ws[i].n_bitset = 0
+        ws[i].n_split = 0
         ws[i].n_direct = 0
         ws[i].n_cooc = 0
         ws[i].node_bits = &nbits[i, 0]
@@ -1605,11 +1662,13 @@ cdef void _collect_counters(GreedyHeadMemo memo, Workspace* ws, int n_thr) noexc
     for i in range(n_thr):
         memo.n_dense_counts += ws[i].n_dense
         memo.n_bitset_counts += ws[i].n_bitset
+        memo.n_split_counts += ws[i].n_split
         memo.n_direct_steps += ws[i].n_direct
         memo.n_cooccurrence_counts += ws[i].n_cooc
         ws[i].n_cooc = 0
         ws[i].n_dense = 0
         ws[i].n_bitset = 0
+        ws[i].n_split = 0
         ws[i].n_direct = 0
 
 

@@ -102,6 +102,30 @@ static int64_t corset_gh_counts(const uint64_t* col, const uint64_t* dh, const u
     *other = o;
     return all;
 }
+/* |D[f] & D[H]| alone, over words lo..hi, for the features f < n_counted: those with a record
+   in D[H] and not on the path get it in n_all[f] and are written to touched[] in increasing id
+   order.  Returns how many.  (A node build that scans only D[H]'s positive and role-0 records
+   takes the sizes from here.)  Built with CORSET_POPCNT_CLONES, as the loops around it. */
+CORSET_POPCNT_CLONES
+static Py_ssize_t corset_gh_count_all(const uint64_t* feature_bits, Py_ssize_t n_counted, Py_ssize_t n_rw,
+                                      const uint64_t* dh, Py_ssize_t lo, Py_ssize_t hi, const int32_t* path,
+                                      Py_ssize_t n_path, int32_t* n_all, int32_t* touched) {
+    Py_ssize_t n_touched = 0;
+    for (Py_ssize_t f = 0; f < n_counted; ++f) {
+        const uint64_t* col = feature_bits + f * n_rw;
+        int64_t all = 0;
+        for (Py_ssize_t k = lo; k <= hi; ++k)
+            all += corset_popcount64(col[k] & dh[k]);
+        if (all == 0) continue;
+        int on_path = 0;
+        for (Py_ssize_t k = 0; k < n_path; ++k)
+            if (path[k] == (int32_t) f) { on_path = 1; break; }
+        if (on_path) continue;
+        n_all[f] = (int32_t) all;
+        touched[n_touched++] = (int32_t) f;
+    }
+    return n_touched;
+}
 /* The popcount loop of a node build, for every feature f: |D[f] & D[H]|,
    |D[f] & D[H] & D_T^+| and |D[f] & D[H] & role 0| over words lo..hi;
    features with a record in D[H] and not on the path are written to
