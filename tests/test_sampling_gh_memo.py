@@ -26,6 +26,17 @@ def _pair(data, top_k, sorted_prefix=256, child_sorted=32, **options):
     return memo, GreedyHeadSearch(data, memo=False, **options)
 
 
+def _roles_of_root(search, root, n_records):
+    """``(positives, zeros)`` as record masks: the roles of the tail slot whose tree has ``root``
+    (D_T^+, roles 1 and 0, and its records of role 0), decoded from the search's roles key."""
+    key = next(k for k, r in search._roots.items() if r == root)
+    positives = np.zeros(n_records, dtype=bool)
+    positives[np.frombuffer(key[0], dtype=np.int32)] = True
+    zeros = np.zeros(n_records, dtype=bool)
+    zeros[np.frombuffer(key[1], dtype=np.int32)] = True
+    return positives, zeros
+
+
 OPTIONS = list(itertools.product([0.5, 1.0 / 3, 0.0], [0.1, 0.0], ["difference", "positive"],
                                  ["uniform", "deterministic", "uncovered"], [(1, None), (2, 3), (1, 2)]))
 
@@ -639,11 +650,7 @@ def test_heads_counted_from_cooccurrence_rows_match_the_plain_kernel(global_rand
         root, head = tree.path(node)
         if len(head) != 1:
             continue
-        key = next(k for k, r in memo._roots.items() if r == root)
-        positives = np.zeros(data.n_records, dtype=bool)
-        positives[np.frombuffer(key[0], dtype=np.int32)] = True
-        zeros = np.zeros(data.n_records, dtype=bool)
-        zeros[np.frombuffer(key[1], dtype=np.int32)] = True
+        positives, zeros = _roles_of_root(memo, root, data.n_records)
         in_head = literals[:, head[0]]
         features, gains, n_pos, n_support = tree.entries(node)
         for f, p, n in zip(features, n_pos, n_support):
@@ -674,11 +681,7 @@ def test_nodes_counted_without_reading_their_negatives_match_brute_force(global_
             root, head = tree.path(node)
             if not head:
                 continue
-            key = next(k for k, r in memo._roots.items() if r == root)
-            positives = np.zeros(data.n_records, dtype=bool)
-            positives[np.frombuffer(key[0], dtype=np.int32)] = True
-            zeros = np.zeros(data.n_records, dtype=bool)
-            zeros[np.frombuffer(key[1], dtype=np.int32)] = True
+            positives, zeros = _roles_of_root(memo, root, data.n_records)
             in_head = literals[:, list(head)].all(axis=1)
             features, gains, n_pos, n_support = tree.entries(node)
             for f, p, n in zip(features, n_pos, n_support):

@@ -78,10 +78,6 @@ cdef extern from "corset_gh_memo.h":
                                                    Py_ssize_t n_path, uint64_t* dh, Py_ssize_t* lo,
                                                    Py_ssize_t* hi) noexcept nogil
     Py_ssize_t popcount_words "corset_gh_popcount"(const uint64_t* x, Py_ssize_t n) noexcept nogil
-    Py_ssize_t count_all "corset_gh_count_all"(const uint64_t* feature_bits, Py_ssize_t n_counted, Py_ssize_t n_rw,
-                                               const uint64_t* dh, Py_ssize_t lo, Py_ssize_t hi,
-                                               const index_t* path, Py_ssize_t n_path, index_t* n_all,
-                                               index_t* touched) noexcept nogil
     int64_t rule_counts "corset_gh_counts"(const uint64_t* col, const uint64_t* dh, const uint64_t* dpos,
                                            const uint64_t* doth, Py_ssize_t lo, Py_ssize_t hi, int64_t* pos,
                                            int64_t* other) noexcept nogil
@@ -582,11 +578,12 @@ cdef Py_ssize_t _count_split(const index_t* path, Py_ssize_t n_path, Py_ssize_t 
     or -1 when that would not be cheaper than a scan of D[H].
 
     |D[H+h]| of every counted feature h is a popcount of h's record bitset ANDed with D[H]'s
-    (:func:`corset_gh_count_all`); the positives and records of role 0 of D[H+h] come from a
-    scan of D[H]'s records of role 1 or 0 only.  On dense records with few positives (most of
-    D[H] negatives) this reads far less than a scan of D[H], and takes one popcount per
-    (feature, word) where :func:`_count_bits` takes two or three.  The same counts as
-    :func:`_count`; with negated literals, plain features only (``_negated_left``).
+    (``corset_gh_count_features`` without D[H]'s role bitsets); the positives and records of
+    role 0 of D[H+h] come from a scan of D[H]'s records of role 1 or 0 only.  On dense records
+    with few positives (most of D[H] negatives) this reads far less than a scan of D[H], and
+    takes one popcount per (feature, word) where :func:`_count_bits` takes two or three.  The
+    same counts as :func:`_count`; with negated literals, plain features only
+    (``_negated_left``).
     """
     cdef uint64_t* dh = w.node_bits
     cdef uint64_t* dpos = w.node_bits + n_rw
@@ -597,7 +594,8 @@ cdef Py_ssize_t _count_split(const index_t* path, Py_ssize_t n_path, Py_ssize_t 
     # A scan reads D[H]'s occurrences; this, the listed records' and a popcount per (feature, word).
     if <double> (n_support - n_listed) * mean_length <= SPLIT_FACTOR * n_counted * n_words:
         return -1
-    n_touched = count_all(feature_bits, n_counted, n_rw, dh, lo, hi, path, n_path, w.n_all, w.touched)
+    n_touched = count_features(feature_bits, n_counted, n_rw, dh, NULL, NULL, False, lo, hi, path, n_path,
+                               w.n_all, NULL, NULL, w.touched)
     n_role1 = _scan_records(dpos, dpos, lo, hi, r_indptr, r_end, r_ids, w.n_pos, w.support)
     n_role0 = _scan_records(doth, doth, lo, hi, r_indptr, r_end, r_ids, w.n_other, w.support)
     for k in range(n_path):

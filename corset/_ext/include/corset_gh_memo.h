@@ -102,34 +102,12 @@ static int64_t corset_gh_counts(const uint64_t* col, const uint64_t* dh, const u
     *other = o;
     return all;
 }
-/* |D[f] & D[H]| alone, over words lo..hi, for the features f < n_counted: those with a record
-   in D[H] and not on the path get it in n_all[f] and are written to touched[] in increasing id
-   order.  Returns how many.  (A node build that scans only D[H]'s positive and role-0 records
-   takes the sizes from here.)  Built with CORSET_POPCNT_CLONES, as the loops around it. */
-CORSET_POPCNT_CLONES
-static Py_ssize_t corset_gh_count_all(const uint64_t* feature_bits, Py_ssize_t n_counted, Py_ssize_t n_rw,
-                                      const uint64_t* dh, Py_ssize_t lo, Py_ssize_t hi, const int32_t* path,
-                                      Py_ssize_t n_path, int32_t* n_all, int32_t* touched) {
-    Py_ssize_t n_touched = 0;
-    for (Py_ssize_t f = 0; f < n_counted; ++f) {
-        const uint64_t* col = feature_bits + f * n_rw;
-        int64_t all = 0;
-        for (Py_ssize_t k = lo; k <= hi; ++k)
-            all += corset_popcount64(col[k] & dh[k]);
-        if (all == 0) continue;
-        int on_path = 0;
-        for (Py_ssize_t k = 0; k < n_path; ++k)
-            if (path[k] == (int32_t) f) { on_path = 1; break; }
-        if (on_path) continue;
-        n_all[f] = (int32_t) all;
-        touched[n_touched++] = (int32_t) f;
-    }
-    return n_touched;
-}
 /* The popcount loop of a node build, for every feature f: |D[f] & D[H]|,
    |D[f] & D[H] & D_T^+| and |D[f] & D[H] & role 0| over words lo..hi;
    features with a record in D[H] and not on the path are written to
-   touched[] in increasing id order.  Returns how many.  Like every
+   touched[] in increasing id order.  Returns how many.  With dpos NULL,
+   only |D[f] & D[H]| (n_pos and n_other untouched): a node build that
+   scans D[H]'s positive and role-0 records itself.  Like every
    popcount loop here, built with CORSET_POPCNT_CLONES (corset_bits.h): with
    the POPCNT instruction where the CPU has it, the same counts without. */
 CORSET_POPCNT_CLONES
@@ -150,15 +128,16 @@ static Py_ssize_t corset_gh_count_features(const uint64_t* feature_bits, Py_ssiz
         for (Py_ssize_t k = 0; k < n_path; ++k)
             if (path[k] == (int32_t) f) { on_path = 1; break; }
         if (on_path) continue;
+        n_all[f] = (int32_t) all;
+        touched[n_touched++] = (int32_t) f;
+        if (dpos == NULL) continue;
         for (Py_ssize_t k = lo; k <= hi; ++k)
             pos += corset_popcount64(col[k] & dpos[k]);
         if (any_other)
             for (Py_ssize_t k = lo; k <= hi; ++k)
                 other += corset_popcount64(col[k] & doth[k]);
-        n_all[f] = (int32_t) all;
         n_pos[f] = (int32_t) pos;
         n_other[f] = (int32_t) other;
-        touched[n_touched++] = (int32_t) f;
     }
     return n_touched;
 }
