@@ -410,8 +410,9 @@ cdef Py_ssize_t LAST_STEP_READS = 4
 
 # How many records ahead the scan of a node's records asks for their data (corset_prefetch).
 cdef Py_ssize_t PREFETCH_AHEAD = 16
-# The same for the scan of a bitset's records (_scan_records), whose records hold few features
-# each: farther ahead, so that more reads are under way at once.
+# The same for the scans of listed records (_count_rows: a bitset's records, D[h] for a
+# co-occurrence row), whose records hold few features each: farther ahead, so that more reads
+# are under way at once.
 cdef Py_ssize_t SCAN_AHEAD = 32
 cdef double LAST_STEP_DENSITY = 0.25
 
@@ -501,25 +502,14 @@ cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path,
     return n_touched
 
 
-cdef inline Py_ssize_t _scan_records(const uint64_t* a, const uint64_t* b, Py_ssize_t lo, Py_ssize_t hi,
-                                     const ptr_t* r_indptr, const ptr_t* r_end, const index_t* r_ids,
-                                     index_t* counter, index_t* rows) noexcept nogil:
-    """Count into ``counter`` the features of the records in both bitsets ``a`` and ``b`` (words
-    lo..hi; a record's features from r_indptr to r_end); returns how many records there are.
-
-    The records are listed first (into ``rows``, room for every record), then scanned with
-    their rows asked for ahead: on a large data set they lie scattered, and the reads then
-    overlap instead of waiting one after another."""
-    cdef Py_ssize_t k, i, n = 0
-    cdef uint64_t x
+cdef inline void _count_rows(const index_t* rows, Py_ssize_t n, const ptr_t* r_indptr, const ptr_t* r_end,
+                             const index_t* r_ids, index_t* counter) noexcept nogil:
+    """Count into ``counter`` the features of the ``n`` records ``rows`` (a record's features from
+    r_indptr to r_end), their rows asked for ahead: on a large data set the records lie
+    scattered, and the reads then overlap instead of waiting one after another."""
+    cdef Py_ssize_t i
     cdef index_t r
     cdef ptr_t p
-    for k in range(lo, hi + 1):
-        x = a[k] & b[k]
-        while x:
-            rows[n] = <index_t> ((k << 6) + ctz64(x))
-            x &= x - 1
-            n += 1
     for i in range(n):
         if i + SCAN_AHEAD < n:
             prefetch(&r_indptr[rows[i + SCAN_AHEAD]])
@@ -529,6 +519,23 @@ cdef inline Py_ssize_t _scan_records(const uint64_t* a, const uint64_t* b, Py_ss
         r = rows[i]
         for p in range(r_indptr[r], r_end[r]):
             counter[r_ids[p]] += 1
+
+
+cdef inline Py_ssize_t _scan_records(const uint64_t* a, const uint64_t* b, Py_ssize_t lo, Py_ssize_t hi,
+                                     const ptr_t* r_indptr, const ptr_t* r_end, const index_t* r_ids,
+                                     index_t* counter, index_t* rows) noexcept nogil:
+    """Count into ``counter`` the features of the records in both bitsets ``a`` and ``b`` (words
+    lo..hi); returns how many records there are.  The records are listed first (into ``rows``,
+    room for every record), then counted by :func:`_count_rows`."""
+    cdef Py_ssize_t k, n = 0
+    cdef uint64_t x
+    for k in range(lo, hi + 1):
+        x = a[k] & b[k]
+        while x:
+            rows[n] = <index_t> ((k << 6) + ctz64(x))
+            x &= x - 1
+            n += 1
+    _count_rows(rows, n, r_indptr, r_end, r_ids, counter)
     return n
 
 
@@ -1335,8 +1342,6 @@ cdef bint _cooccurrence_row(GreedyHeadMemo memo, Py_ssize_t h, const Batch* b) e
     build would make, without the roles, once for every tail.
     """
     cdef index_t* row
-    cdef ptr_t p, q
-    cdef index_t r
     cdef const ptr_t* r_end = b.neg.r_plain_end if b.neg.n_negated > 0 else b.r_indptr + 1
     if memo.cooc_plain != b.neg.n_plain:
         memo._free_cooccurrences()
@@ -1350,16 +1355,7 @@ cdef bint _cooccurrence_row(GreedyHeadMemo memo, Py_ssize_t h, const Batch* b) e
     if row == NULL:
         raise MemoryError("greedy_heads_memo: could not allocate a co-occurrence row")
     with nogil:
-        for p in range(b.f_indptr[h], b.f_indptr[h + 1]):
-            # D[h]'s records lie scattered over a large data set: their rows are asked for ahead.
-            if p + PREFETCH_AHEAD < b.f_indptr[h + 1]:
-                prefetch(&b.r_indptr[b.f_ids[p + PREFETCH_AHEAD]])
-                prefetch(&r_end[b.f_ids[p + PREFETCH_AHEAD]])
-            if p + PREFETCH_AHEAD // 2 < b.f_indptr[h + 1]:
-                prefetch(&b.r_ids[b.r_indptr[b.f_ids[p + PREFETCH_AHEAD // 2]]])
-            r = b.f_ids[p]
-            for q in range(b.r_indptr[r], r_end[r]):
-                row[b.r_ids[q]] += 1
+        _count_rows(b.f_ids + b.f_indptr[h], b.f_indptr[h + 1] - b.f_indptr[h], b.r_indptr, r_end, b.r_ids, row)
     memo.cooc_rows[h] = row
     memo.cooc_bytes += memo.cooc_plain * sizeof(index_t)
     return True

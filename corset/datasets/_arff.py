@@ -32,6 +32,12 @@ from sklearn.utils import Bunch
 from .._validation import check_binary_matrix
 
 _NUMERIC_TYPES = ("NUMERIC", "REAL", "INTEGER")
+_BINARY_VALUES = frozenset(("0", "1"))
+
+
+def _is_binary_nominal(declared):
+    """Is an attribute declared nominal ``{0,1}`` (in any order)?  Its values are numbers."""
+    return isinstance(declared, (list, tuple)) and len(declared) == 2 and set(map(str, declared)) == _BINARY_VALUES
 
 
 class NominalCodesWarning(UserWarning):
@@ -42,7 +48,6 @@ class NominalCodesWarning(UserWarning):
     its second value.  ``as_frame=True`` keeps the values instead (rules
     then read ``f=NO``).
     """
-_BINARY_VALUES = frozenset(("0", "1"))
 
 # ARFF (WEKA) escapes inside quoted names.  liac-arff strips the quotes of an
 # attribute name but leaves its escapes in place, so birds' label
@@ -313,7 +318,7 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
 
     for j in label_cols:
         declared = attributes[j][1]
-        if not (isinstance(declared, list) and len(declared) == 2 and set(declared) == _BINARY_VALUES):
+        if not _is_binary_nominal(declared):
             kind = "{" + ",".join(declared) + "}" if isinstance(declared, list) else declared
             raise ValueError(f"{path}: label attribute {names[j]!r} must be nominal {{0,1}}; it is declared {kind}")
     for j, (_, declared) in enumerate(attributes):
@@ -380,8 +385,8 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
 def warn_nominal_codes(data, stacklevel=2):
     """Warn (:class:`NominalCodesWarning`) when a loader's array ``X`` holds indices of nominal values
     other than 0/1; ``stacklevel`` as in :func:`warnings.warn`, counted from the caller."""
-    coded = [name for name in data.feature_names if name in data.categories
-             and not (len(data.categories[name]) == 2 and set(data.categories[name]) == _BINARY_VALUES)]
+    coded = [name for name in data.feature_names
+             if name in data.categories and not _is_binary_nominal(data.categories[name])]
     if not coded:
         return
     # The example: a two-valued attribute when there is one (the trap: a 0/1 column read as an item).
@@ -425,7 +430,7 @@ def as_frames(data):
             declared = data.categories.get(name)
             if declared is None:
                 columns[name] = values
-            elif sorted(str(v) for v in declared) == ["0", "1"]:
+            elif _is_binary_nominal(declared):
                 columns[name] = values.astype(np.uint8)   # a 0/1 attribute holds its values
             else:
                 codes = np.where(np.isnan(values), -1, values).astype(np.int64)
