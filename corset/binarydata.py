@@ -179,6 +179,32 @@ class BinaryData:
         data.negated_features = _frozen(negated, INDEX_DTYPE)
         return data
 
+    def take_records(self, records):
+        """The records ``records`` alone, with the same features, literals and labels.
+
+        Parameters
+        ----------
+        records : array-like of int
+            Distinct record ids in increasing order.
+
+        Returns
+        -------
+        BinaryData
+            Record i of the result is record ``records[i]``; a negated literal
+            stays the negation of its feature (``negated_features``).
+        """
+        records = np.asarray(records)
+        if records.ndim != 1 or (records.size and not np.issubdtype(records.dtype, np.integer)):
+            raise ValueError(f"records must be a 1-D array of record ids; got shape {records.shape}, "
+                             f"dtype {records.dtype}")
+        records = records.astype(np.int64, copy=False)
+        if records.size and (records[0] < 0 or records[-1] >= self.n_records or np.any(np.diff(records) <= 0)):
+            raise ValueError(f"records must hold distinct ids in [0, {self.n_records}) in increasing order")
+        data = type(self)(self.X[records], self.Y[records])
+        data.n_base_features = self.n_base_features
+        data.negated_features = self.negated_features
+        return data
+
     def column_bitsets(self):
         """D[{f}] of every feature and D[{l}] of every label as bitsets over the records.
 

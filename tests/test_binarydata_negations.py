@@ -55,3 +55,29 @@ def test_negated_columns_match_a_dense_complement(global_random_seed, shape):
             assert data.feature_counts[j] == expected[:, j].sum()
         for r in range(n):
             np.testing.assert_array_equal(data.record_features[r], np.flatnonzero(expected[r]))
+
+
+def test_take_records_keeps_the_literals_and_labels(global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(50, 7) < 0.4
+    Y = rng.rand(50, 3) < 0.5
+    data = BinaryData.with_negations(X, Y, [4, 1])
+    records = np.sort(rng.choice(50, 17, replace=False))
+    part = data.take_records(records)
+    expected = BinaryData.with_negations(X[records], Y[records], [4, 1])
+    assert part.n_records == 17 and part.n_base_features == 7
+    assert part.negated_features.tolist() == [4, 1]
+    np.testing.assert_array_equal(part.X.toarray(), expected.X.toarray())
+    np.testing.assert_array_equal(part.Y.toarray(), expected.Y.toarray())
+    for j in range(part.n_features):
+        np.testing.assert_array_equal(part.feature_records[j], expected.feature_records[j])
+    for k in range(3):
+        np.testing.assert_array_equal(part.label_records[k], expected.label_records[k])
+    assert part.take_records([]).n_records == 0
+
+
+@pytest.mark.parametrize("records", [[3, 3], [5, 2], [-1, 2], [2, 50], [[1, 2]], [0.5, 1.0]])
+def test_take_records_refuses_bad_record_ids(records):
+    data = BinaryData(np.eye(50, 4, dtype=np.uint8), np.ones((50, 1)))
+    with pytest.raises(ValueError, match="records must"):
+        data.take_records(records)

@@ -450,3 +450,25 @@ def test_pruning_redundant_rules_changes_no_prediction(seed):
         if (r.head, r.negated, r.tail) not in kept:
             assert any(set(k.head) <= set(r.head) and set(k.negated) <= set(r.negated) and set(k.tail) >= set(r.tail)
                        for k in pruned.rules_)
+
+
+def test_candidates_from_a_subset_of_records_are_scored_on_all_of_them(global_random_seed):
+    # max_candidate_records below the training size: the samplers draw from a subset, the
+    # selection and the rules' statistics read every training record.
+    d = make_rule_data(n_records=400, n_features=20, n_labels=10, noise=0.01, random_state=global_random_seed)
+    X, Y = d.X, d.Y
+    params = dict(FAST, random_state=global_random_seed, validated_stop=False, prune_redundant=False)
+    capped = CorsetClassifier(max_candidate_records=150, **params).fit(X, Y)
+    Xd, Yd = np.asarray(sp.csr_array(X).todense()).astype(bool), np.asarray(sp.csr_array(Y).todense()).astype(bool)
+    assert capped.rules_
+    for rule in capped.rules_:
+        fires = Xd[:, list(rule.head)].all(axis=1)
+        assert rule.support == fires.sum()
+        assert rule.n_matched == (fires & Yd[:, list(rule.tail)].all(axis=1)).sum()
+    # Threads change nothing; a cap at or above the training size changes nothing.
+    again = CorsetClassifier(max_candidate_records=150, n_jobs=2, **params).fit(X, Y)
+    assert _rule_tuples(again) == _rule_tuples(capped)
+    everything = CorsetClassifier(max_candidate_records=None, **params).fit(X, Y)
+    assert _rule_tuples(everything) != _rule_tuples(capped)   # the cap took effect
+    assert _rule_tuples(CorsetClassifier(max_candidate_records=400, **params).fit(X, Y)) == _rule_tuples(everything)
+    assert CorsetClassifier.paper().max_candidate_records is None

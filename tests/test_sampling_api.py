@@ -388,3 +388,48 @@ def test_generator_keeps_its_tail_sampler_for_an_empty_coverage_handed_over():
     other.add(*list(first)[0])
     handed.candidate_pool([], coverage=other)
     assert handed._tail_sampler is not sampler and handed._tail_sampler.coverage is other
+
+
+@pytest.mark.parametrize("head_method", ["gh", "cftp"])
+def test_generator_on_a_subset_of_records_draws_what_a_generator_of_that_subset_draws(global_random_seed,
+                                                                                      head_method):
+    # max_records: the records are drawn first from the generator's random state, then every pool
+    # is the pool of a generator built on those records alone; the rules keep the data's ids.
+    from corset.datasets import make_rule_data
+
+    synthetic = make_rule_data(n_records=300, n_features=16, n_labels=8, random_state=global_random_seed)
+    data = BinaryData.with_negations(synthetic.X, synthetic.Y, [0, 3])
+    options = dict(n_tails=8, n_heads_per_tail=3, head_method=head_method, space="full", max_head_length=3,
+                   on_proposal_limit="skip")
+    gen = CandidateGenerator(data, random_state=global_random_seed, max_records=120, **options)
+    rng = np.random.RandomState(global_random_seed)
+    records = np.sort(rng.choice(300, 120, replace=False))
+    np.testing.assert_array_equal(gen.records_, records)
+    reference = CandidateGenerator(data.take_records(records), random_state=rng, **options)
+    assert gen.coverage.data.n_records == 120 and gen.data is data
+    first = gen([])
+    assert first == reference([]) and first
+    selected = [first[0], first[-1]]
+    assert gen(selected) == reference(selected)
+    # Under the selection, the generator keeps its subset's coverage of the selected rules.
+    from corset.rules import Coverage
+
+    coverage = Coverage(data)
+    for rule in selected:
+        coverage.add(*rule)
+    pool = gen.candidate_pool(selected, coverage=coverage)
+    assert list(pool) == list(reference.candidate_pool(selected))
+    assert gen.coverage.rules == selected and gen.coverage is not coverage
+
+
+def test_generator_below_max_records_draws_the_same_pools():
+    X, Y = small(14, n=60, f=8, l=4)
+    data = BinaryData(X, Y)
+    plain = CandidateGenerator(data, n_tails=10, n_heads_per_tail=3, random_state=0)
+    capped = CandidateGenerator(data, n_tails=10, n_heads_per_tail=3, random_state=0, max_records=60)
+    assert capped.records_ is None
+    first = plain([])
+    assert capped([]) == first
+    assert capped(first[:1]) == plain(first[:1])
+    with pytest.raises(ValueError, match="max_records"):
+        CandidateGenerator(data, max_records=0)

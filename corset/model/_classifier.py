@@ -106,6 +106,7 @@ PAPER_PRESET = {
     "tail_space": "interpretable",
     "n_tails": 50, "n_heads_per_tail": 10,   # 500 candidates per step
     "min_head_length": 1, "max_head_length": None,
+    "max_candidate_records": None,   # candidates drawn from every record
     "gh_gamma": 0.5, "gh_epsilon": 0.1, "gh_seed": "paper", "gh_normalise": False,
     "alpha": 0.8,
     "negations": False, "f1_patience": None, "default_rule": False, "prune_redundant": False,
@@ -566,6 +567,15 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         **Candidates, every head sampler.**  Bounds on the number of
         literals in a head, positive and negated (None: no maximum);
         ``max_head_length`` must be at least ``min_head_length``.
+    max_candidate_records : int or None, default=100_000
+        **Candidates, every sampler; beyond the paper.**  On more training
+        records than this, the final fit draws its tails and heads from a
+        uniform random subset of this many records (drawn once per fit from
+        ``random_state``), while the selection still scores every candidate
+        on all records: the candidates' areas, accuracies and distances are
+        exact.  The cost of the samplers then stops growing with the data.
+        None: draw from every record, as Algorithm 1.  Fewer training records
+        than this: no change at all (the same rules as with None).
     gh_gamma, gh_epsilon : float, default=0.5 and 0.1
         **CORSET-GH options** (``head_sampler="gh"`` only): the weight
         γ >= 0 of negative support in the search's gain, and the early-stop
@@ -790,6 +800,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         "n_heads_per_tail": [Interval(Integral, 1, None, closed="left")],
         "min_head_length": [Interval(Integral, 1, None, closed="left")],
         "max_head_length": [Interval(Integral, 1, None, closed="left"), None],
+        "max_candidate_records": [Interval(Integral, 1, None, closed="left"), None],
         "gh_gamma": [Interval(Real, 0, None, closed="left")],
         "gh_epsilon": [Interval(Real, 0, 1, closed="both")],
         "gh_seed": [StrOptions({"paper", "uniform", "uncovered", "deterministic"})],
@@ -811,7 +822,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                  n_rules=150, lam=0.1, quality="submodular", second_round=False, min_support=2,
                  tol="auto", share_criterion="pool", patience=1,
                  head_sampler="gh", tail_space="interpretable", n_tails=50, n_heads_per_tail=10,
-                 min_head_length=1, max_head_length=3,
+                 min_head_length=1, max_head_length=3, max_candidate_records=100_000,
                  gh_gamma=0.5, gh_epsilon=0.1, gh_seed="paper", gh_normalise=False,
                  alpha=0.8, max_clique_size=None, max_cliques=100_000,
                  negations="auto", f1_patience="auto", default_rule=True, prune_redundant=True,
@@ -831,6 +842,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         self.n_heads_per_tail = n_heads_per_tail
         self.min_head_length = min_head_length
         self.max_head_length = max_head_length
+        self.max_candidate_records = max_candidate_records
         self.gh_gamma = gh_gamma
         self.gh_epsilon = gh_epsilon
         self.gh_seed = gh_seed
@@ -1059,7 +1071,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             head_method=params["head_sampler"], min_head_length=params["min_head_length"],
             max_head_length=params["max_head_length"], space=params["tail_space"],
             on_proposal_limit="skip", random_state=rng, head_options=head_options, n_jobs=params["n_jobs"],
-            tail_options=tail_options)
+            tail_options=tail_options, max_records=params["max_candidate_records"])
         callback = None
         bar = None
         if self.verbose:

@@ -13,6 +13,8 @@ rules added since its previous call and rebuilt only when the caller went
 back on a rule.
 """
 
+import numpy as np
+
 from .._validation import check_positive_int, check_seed
 from ..rules import Coverage, check_rules
 from ._common import check_data, check_tail
@@ -73,9 +75,19 @@ class CandidateGenerator:
         Threads for head methods that search a whole pool in one compiled
         call (``"gh"``); None means 1, -1 all cores.  The pool does not
         depend on it: randomness is drawn before the threads start.
+    max_records : int or None, default=None
+        Draw tails and heads from a uniform random subset of at most this
+        many records of ``data`` (drawn once, at construction, from
+        ``random_state``), instead of from every record.  The pool's rules are
+        rules of ``data`` all the same: the selection scores them on every
+        record.  The tail weights follow the coverage of the selected rules
+        on the subset.  None: every record, as in Algorithm 1.
 
     Attributes
     ----------
+    records_ : ndarray of int64 or None
+        The sorted ids of the records the samplers draw from, when
+        ``max_records`` left some out; else None.
     skipped_tails_ : list of (tuple, str)
         Tails of the last call that yielded no head, with the reason: a tail
         with no negative record (every head has discriminativity 0), one whose
@@ -102,7 +114,7 @@ class CandidateGenerator:
     def __init__(self, data, *, n_tails=100, n_heads_per_tail=10, head_method="cftp", proposal="paper",
                  min_head_length=1, max_head_length=None, max_proposals=None, space="full",
                  deduplicate=True, on_proposal_limit="raise", random_state=None, head_options=None,
-                 n_jobs=1, tail_options=None):
+                 n_jobs=1, tail_options=None, max_records=None):
         self.data = check_data(data)
         self.n_tails = check_positive_int(n_tails, "n_tails", minimum=1)
         self.n_heads_per_tail = check_positive_int(n_heads_per_tail, "n_heads_per_tail", minimum=1)
@@ -111,6 +123,16 @@ class CandidateGenerator:
         self.on_proposal_limit = on_proposal_limit
         self.deduplicate = bool(deduplicate)
         self.n_jobs = _resolve_n_jobs(n_jobs)
+        self._rng = check_seed(random_state)
+        self.max_records = None if max_records is None else check_positive_int(max_records, "max_records",
+                                                                               minimum=1)
+        self.records_ = None
+        if self.max_records is not None and data.n_records > self.max_records:
+            # Drawn before any pool, and only when records are left out: below the cap the
+            # random stream, and so every pool, is the same as without max_records.
+            self.records_ = np.sort(self._rng.choice(data.n_records, self.max_records, replace=False))
+            data = data.take_records(self.records_)
+        self._data = data   # the records the samplers draw from
         options = dict(head_options or {})
         if max_proposals is not None:
             options["max_proposals"] = max_proposals
@@ -122,7 +144,6 @@ class CandidateGenerator:
         # Tails of a tail space from outside corset are checked before the head samplers see them.
         self._check_tails = not TAIL_SPACES[space].builtin if space in TAIL_SPACES else True
         self._tail_sampler = make_tail_sampler(data, space=space, **self._tail_options)
-        self._rng = check_seed(random_state)
         self.skipped_tails_ = []
         self.exhausted_ = False
 
@@ -133,7 +154,7 @@ class CandidateGenerator:
 
     @property
     def coverage(self):
-        """The :class:`~corset.rules.Coverage` the tail sampler follows."""
+        """The :class:`~corset.rules.Coverage` the tail sampler follows (of the subset ``records_``, if any)."""
         return self._tail_sampler.coverage
 
     def _follow(self, coverage):
@@ -145,7 +166,7 @@ class CandidateGenerator:
             # otherwise it is made again for it.
             adopt = getattr(self._tail_sampler, "_adopt_coverage", None)
             if adopt is None or not adopt(coverage):
-                self._tail_sampler = make_tail_sampler(self.data, space=self._space, coverage=coverage,
+                self._tail_sampler = make_tail_sampler(self._data, space=self._space, coverage=coverage,
                                                        **self._tail_options)
 
     def _apply(self, selected_rules):
@@ -156,8 +177,8 @@ class CandidateGenerator:
         applied = coverage.rules
         if rules[:len(applied)] != applied:
             # The caller dropped or reordered a rule: start again from its list.
-            coverage = Coverage(self.data)
-            self._tail_sampler = make_tail_sampler(self.data, space=self._space, coverage=coverage,
+            coverage = Coverage(self._data)
+            self._tail_sampler = make_tail_sampler(self._data, space=self._space, coverage=coverage,
                                                    **self._tail_options)
         for head, tail in rules[len(coverage.rules):]:
             coverage.add(head, tail)
@@ -188,9 +209,10 @@ class CandidateGenerator:
         keeps its first occurrence).  :func:`corset.selection.greedy_selection`
         calls this method with its own ``coverage`` (a
         :class:`~corset.rules.Coverage` holding ``selected_rules``), which the
-        samplers then follow instead of applying the rules themselves.
+        samplers then follow instead of applying the rules themselves (with
+        ``max_records``, they keep the rules' coverage of their subset).
         """
-        if coverage is None:
+        if coverage is None or self.records_ is not None:
             self._apply(selected_rules)
         else:
             self._follow(coverage)
@@ -206,7 +228,7 @@ class CandidateGenerator:
         if not tails:
             return empty_pool(self.data)
         if self._check_tails:
-            tails = [tuple(check_tail(t, self.data).tolist()) for t in tails]
+            tails = [tuple(check_tail(t, self._data).tolist()) for t in tails]
         # One call for the whole pool: CORSET-GH runs every search in compiled
         # code on n_jobs threads; other methods go tail by tail.
         pool, errors = self._head_sampler.sample_pool(tails, self.n_heads_per_tail, self._rng,
