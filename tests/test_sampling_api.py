@@ -401,12 +401,15 @@ def test_generator_on_a_subset_of_records_draws_what_a_generator_of_that_subset_
     data = BinaryData.with_negations(synthetic.X, synthetic.Y, [0, 3])
     options = dict(n_tails=8, n_heads_per_tail=3, head_method=head_method, space="full", max_head_length=3,
                    on_proposal_limit="skip")
+    import copy
+
     gen = CandidateGenerator(data, random_state=global_random_seed, max_records=120, **options)
-    rng = np.random.RandomState(global_random_seed)
-    records = np.sort(rng.choice(300, 120, replace=False))
-    np.testing.assert_array_equal(gen.records_, records)
-    reference = CandidateGenerator(data.take_records(records), random_state=rng, **options)
-    assert gen.coverage.data.n_records == 120 and gen.data is data
+    after_draw = copy.deepcopy(gen._rng)   # the generator's random state once its subset is drawn
+    records = gen.records_
+    uniform = np.random.RandomState(global_random_seed).choice(300, 120, replace=False)
+    assert np.isin(uniform, records).all() and records.size - 120 <= data.n_labels
+    reference = CandidateGenerator(data.take_records(records), random_state=after_draw, **options)
+    assert gen.coverage.data.n_records == records.size and gen.data is data
     first = gen([])
     assert first == reference([]) and first
     selected = [first[0], first[-1]]
@@ -433,3 +436,30 @@ def test_generator_below_max_records_draws_the_same_pools():
     assert capped(first[:1]) == plain(first[:1])
     with pytest.raises(ValueError, match="max_records"):
         CandidateGenerator(data, max_records=0)
+
+
+def test_subset_of_records_holds_every_label(global_random_seed):
+    # Labels too rare for a uniform subset each get one of their records, drawn from the random
+    # state: every label of the data can still be in a tail.
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(400, 10) < 0.4
+    Y = np.zeros((400, 4), dtype=bool)
+    Y[:, 0] = rng.rand(400) < 0.5
+    Y[123, 1] = True                       # one record
+    Y[[7, 350], 2] = True                  # two records; label 3 has none
+    data = BinaryData(X, Y)
+    gen = CandidateGenerator(data, n_tails=5, n_heads_per_tail=2, random_state=global_random_seed,
+                             max_records=50)
+    records = gen.records_
+    assert records.dtype == np.int64 and np.all(np.diff(records) > 0)
+    assert 50 <= records.size <= 52 and 123 in records and ({7, 350} & set(records.tolist()))
+    held = gen.coverage.data.label_counts
+    assert held[1] == 1 and held[2] >= 1 and held[3] == 0 and held[0] > 0
+    again = CandidateGenerator(data, n_tails=5, n_heads_per_tail=2, random_state=global_random_seed,
+                               max_records=50)
+    np.testing.assert_array_equal(again.records_, records)
+    assert again([]) == gen([])
+    # Which of label 2's records joins depends on the seed, not on the record ids alone.
+    picks = {int(np.intersect1d(CandidateGenerator(data, random_state=s, max_records=50).records_, [7, 350])[0])
+             for s in range(30)}
+    assert picks == {7, 350}

@@ -570,7 +570,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     max_candidate_records : int or None, default=100_000
         **Candidates, every sampler; beyond the paper.**  On more training
         records than this, the final fit draws its tails and heads from a
-        uniform random subset of this many records (drawn once per fit from
+        random subset: this many records drawn uniformly, plus one record of
+        each label none of them holds (drawn once per fit from
         ``random_state``), while the selection still scores every candidate
         on all records: the candidates' areas, accuracies and distances are
         exact.  The cost of the samplers then stops growing with the data.

@@ -41,6 +41,22 @@ def _resolve_n_jobs(n_jobs):
     return n_jobs
 
 
+def _record_subset(data, size, rng):
+    """Sorted ids of ``size`` records drawn uniformly without replacement, then, for each label
+    that none of them holds but ``data`` does, one of its records drawn uniformly (labels in
+    increasing order): a label left out of the subset could never be in a tail."""
+    records = rng.choice(data.n_records, size, replace=False)
+    if data.n_labels:
+        held = np.zeros(data.n_labels, dtype=bool)
+        held[data.Y[np.sort(records)].indices] = True
+        missing = np.flatnonzero(~held & (data.label_counts > 0))
+        if missing.size:
+            labels = data.label_records
+            extra = [labels[k][rng.randint(len(labels[k]))] for k in missing]
+            records = np.concatenate([records, np.asarray(extra, dtype=records.dtype)])
+    return np.unique(records).astype(np.int64, copy=False)
+
+
 class CandidateGenerator:
     """A pool of candidate rules per call: ``n_tails`` × ``n_heads_per_tail`` (GenCandRules).
 
@@ -76,18 +92,22 @@ class CandidateGenerator:
         call (``"gh"``); None means 1, -1 all cores.  The pool does not
         depend on it: randomness is drawn before the threads start.
     max_records : int or None, default=None
-        Draw tails and heads from a uniform random subset of at most this
-        many records of ``data`` (drawn once, at construction, from
-        ``random_state``), instead of from every record.  The pool's rules are
-        rules of ``data`` all the same: the selection scores them on every
-        record.  The tail weights follow the coverage of the selected rules
-        on the subset.  None: every record, as in Algorithm 1.
+        On more records than this, draw tails and heads from a subset of
+        the records of ``data`` instead of from all of them: ``max_records``
+        records drawn uniformly without replacement, plus, for each label
+        that none of them holds, one of that label's records drawn
+        uniformly (so that every label can be in a tail).  The subset is
+        drawn once, at construction, from ``random_state``.  The pool's
+        rules are rules of ``data`` all the same: the selection scores them
+        on every record.  The tail weights follow the coverage of the
+        selected rules on the subset.  None: every record, as in Algorithm 1.
 
     Attributes
     ----------
     records_ : ndarray of int64 or None
         The sorted ids of the records the samplers draw from, when
-        ``max_records`` left some out; else None.
+        ``max_records`` left some out (``max_records`` of them, and at most
+        one more per label); else None.
     skipped_tails_ : list of (tuple, str)
         Tails of the last call that yielded no head, with the reason: a tail
         with no negative record (every head has discriminativity 0), one whose
@@ -130,7 +150,7 @@ class CandidateGenerator:
         if self.max_records is not None and data.n_records > self.max_records:
             # Drawn before any pool, and only when records are left out: below the cap the
             # random stream, and so every pool, is the same as without max_records.
-            self.records_ = np.sort(self._rng.choice(data.n_records, self.max_records, replace=False))
+            self.records_ = _record_subset(data, self.max_records, self._rng)
             data = data.take_records(self.records_)
         self._data = data   # the records the samplers draw from
         options = dict(head_options or {})
