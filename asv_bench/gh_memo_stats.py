@@ -37,9 +37,9 @@ def stats(name, seed):
     kernel = _gh._gh_memo.greedy_heads_memo
     record = {"time": 0.0, "calls": 0, "jobs": 0, "memo": None}
 
-    def timed(memo, *args):
+    def timed(memo, *args, **kwargs):
         start = time.perf_counter()
-        out = kernel(memo, *args)
+        out = kernel(memo, *args, **kwargs)
         record["time"] += time.perf_counter() - start
         record["calls"] += 1
         record["jobs"] += len(args[11])  # job_tail
