@@ -42,7 +42,7 @@ def stats(name, seed):
         out = kernel(memo, *args, **kwargs)
         record["time"] += time.perf_counter() - start
         record["calls"] += 1
-        record["jobs"] += len(args[11])  # job_tail
+        record["jobs"] += len(args[11])  # job_neg: one entry per search
         record["memo"] = memo
         return out
 

@@ -454,13 +454,21 @@ def test_pruning_redundant_rules_changes_no_prediction(seed):
 
 def test_candidates_from_a_subset_of_records_are_scored_on_all_of_them(global_random_seed):
     # max_candidate_records below the training size: the samplers draw from a subset, the
-    # selection and the rules' statistics read every training record.
+    # selection's areas and the rules' statistics read every training record.
+    from corset import BinaryData
+    from corset.selection import uncovered_area
+
     d = make_rule_data(n_records=400, n_features=20, n_labels=10, noise=0.01, random_state=global_random_seed)
     X, Y = d.X, d.Y
     params = dict(FAST, random_state=global_random_seed, validated_stop=False, prune_redundant=False)
     capped = CorsetClassifier(max_candidate_records=150, **params).fit(X, Y)
+    assert 150 <= capped.n_candidate_records_ <= 150 + 10
+    data = BinaryData.with_negations(capped._check_X(X), Y, capped.negated_features_)
+    chosen = list(capped.selection_.rules)
+    assert chosen
+    for i, rule in enumerate(chosen):   # each area counted on all 400 records, as it was chosen
+        assert capped.selection_.areas[i] == uncovered_area(data, rule, chosen[:i])
     Xd, Yd = np.asarray(sp.csr_array(X).todense()).astype(bool), np.asarray(sp.csr_array(Y).todense()).astype(bool)
-    assert capped.rules_
     for rule in capped.rules_:
         fires = Xd[:, list(rule.head)].all(axis=1)
         assert rule.support == fires.sum()
@@ -469,6 +477,22 @@ def test_candidates_from_a_subset_of_records_are_scored_on_all_of_them(global_ra
     again = CorsetClassifier(max_candidate_records=150, n_jobs=2, **params).fit(X, Y)
     assert _rule_tuples(again) == _rule_tuples(capped)
     everything = CorsetClassifier(max_candidate_records=None, **params).fit(X, Y)
+    assert everything.n_candidate_records_ == 400
     assert _rule_tuples(everything) != _rule_tuples(capped)   # the cap took effect
     assert _rule_tuples(CorsetClassifier(max_candidate_records=400, **params).fit(X, Y)) == _rule_tuples(everything)
     assert CorsetClassifier.paper().max_candidate_records is None
+
+
+def test_models_saved_before_the_candidate_cap_refit_on_every_record(synthetic):
+    X, Y = synthetic
+    model = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    d = model.to_dict()
+    assert CorsetClassifier.from_dict(d).max_candidate_records == 100_000
+    del d["params"]["max_candidate_records"]
+    assert CorsetClassifier.from_dict(d).max_candidate_records is None
+    state = model.__getstate__()
+    del state["max_candidate_records"]
+    old = CorsetClassifier.__new__(CorsetClassifier)
+    old.__setstate__(state)
+    assert old.get_params()["max_candidate_records"] is None
+    assert (old.predict(X) != model.predict(X)).nnz == 0

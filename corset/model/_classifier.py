@@ -568,15 +568,21 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         literals in a head, positive and negated (None: no maximum);
         ``max_head_length`` must be at least ``min_head_length``.
     max_candidate_records : int or None, default=100_000
-        **Candidates, every sampler; beyond the paper.**  On more training
-        records than this, the final fit draws its tails and heads from a
-        random subset: this many records drawn uniformly, plus one record of
-        each label none of them holds (drawn once per fit from
-        ``random_state``), while the selection still scores every candidate
-        on all records: the candidates' areas, accuracies and distances are
-        exact.  The cost of the samplers then stops growing with the data.
-        None: draw from every record, as Algorithm 1.  Fewer training records
-        than this: no change at all (the same rules as with None).
+        **Candidates, every sampler; beyond the paper.**  A fit on more
+        training records than this (the internal validation's fold fits
+        included, which matters only for caps below the folds' 6,667
+        training records) draws its tails and heads from a random subset:
+        this many records drawn uniformly, plus one record of each label
+        none of them holds (drawn once per fit from ``random_state``).  The
+        selection still scores every candidate on all records: the
+        candidates' areas, accuracies and distances are exact.  Once no
+        tail of the subset has uncovered area left, the samplers draw from
+        every record for the rest of the selection.  The samplers' cost then
+        no longer grows with the data (drawing the subset is one pass over
+        the record ids).  None: draw from every record, as Algorithm 1.  At
+        most this many training records: no change at all (the same rules
+        as with None).  ``n_candidate_records_`` says how many records the
+        candidates were drawn from.
     gh_gamma, gh_epsilon : float, default=0.5 and 0.1
         **CORSET-GH options** (``head_sampler="gh"`` only): the weight
         γ >= 0 of negative support in the search's gain, and the early-stop
@@ -756,6 +762,12 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         ``min_support_validated_`` records (stop reason ``"validated"``).
         Its rules' heads are ids of literals: ``j < n_items_`` is binary
         item j, ``n_items_ + i`` is ``NOT negated_features_[i]``.
+    n_candidate_records_ : int
+        The number of training records the final fit drew its candidate
+        rules from: every record, unless ``max_candidate_records`` left some
+        out (then the subset's size; the selection still scored the
+        candidates on every record).  A fitted attribute of the fit, not
+        saved by :meth:`to_dict`.
     negated_features_ : ndarray of int64
         The features that had a negated literal during fit (empty when
         negations were not used).
@@ -1073,6 +1085,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             max_head_length=params["max_head_length"], space=params["tail_space"],
             on_proposal_limit="skip", random_state=rng, head_options=head_options, n_jobs=params["n_jobs"],
             tail_options=tail_options, max_records=params["max_candidate_records"])
+        self.n_candidate_records_ = n if generator.records_ is None else int(generator.records_.size)
         callback = None
         bar = None
         if self.verbose:
@@ -1667,6 +1680,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         # Models saved before the CORSET-GH parameters were renamed.
         saved = {_RENAMED.get(k, k): v for k, v in d.get("params", {}).items()}
         params = {k: v for k, v in saved.items() if k in known}
+        if saved and "max_candidate_records" not in saved:
+            params["max_candidate_records"] = None   # saved before the cap: a refit draws from every record
         model = cls(**params)
         model.rules_ = [Rule.from_dict(r) for r in d["rules"]]
         model.feature_names_ = list(d["feature_names"])
@@ -1715,6 +1730,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"this pickle holds a CorsetClassifier of format version {version!r}; this "
                              f"version of corset reads version {FORMAT_VERSION}. Refit the model, or "
                              "export it with to_json() in the corset version that made it")
+        # Pickled before the cap existed: its fit drew candidates from every record.
+        state.setdefault("max_candidate_records", None)
         super().__setstate__(state)
 
     def __sklearn_tags__(self):

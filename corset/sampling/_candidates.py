@@ -100,14 +100,17 @@ class CandidateGenerator:
         drawn once, at construction, from ``random_state``.  The pool's
         rules are rules of ``data`` all the same: the selection scores them
         on every record.  The tail weights follow the coverage of the
-        selected rules on the subset.  None: every record, as in Algorithm 1.
+        selected rules on the subset; once no tail of the subset has
+        uncovered area left, the samplers draw from every record for the
+        rest of the run (``records_`` becomes None).  None: every record,
+        as in Algorithm 1.
 
     Attributes
     ----------
     records_ : ndarray of int64 or None
         The sorted ids of the records the samplers draw from, when
         ``max_records`` left some out (``max_records`` of them, and at most
-        one more per label); else None.
+        one more per label); else None (also once the subset is used up).
     skipped_tails_ : list of (tuple, str)
         Tails of the last call that yielded no head, with the reason: a tail
         with no negative record (every head has discriminativity 0), one whose
@@ -115,7 +118,8 @@ class CandidateGenerator:
         that hit ``max_proposals``.
     exhausted_ : bool
         True when the last call found every label occurrence covered (the
-        pool is then empty).
+        pool is then empty); with a subset of records, every occurrence of
+        the subset and then of ``data``.
 
     Examples
     --------
@@ -156,9 +160,9 @@ class CandidateGenerator:
         options = dict(head_options or {})
         if max_proposals is not None:
             options["max_proposals"] = max_proposals
-        self._head_sampler = make_head_sampler(data, method=head_method, proposal=proposal,
-                                               min_head_length=min_head_length,
-                                               max_head_length=max_head_length, **options)
+        self._head_args = dict(method=head_method, proposal=proposal, min_head_length=min_head_length,
+                               max_head_length=max_head_length, **options)
+        self._head_sampler = make_head_sampler(data, **self._head_args)
         self._space = space
         self._tail_options = dict(tail_options or {})
         # Tails of a tail space from outside corset are checked before the head samplers see them.
@@ -232,19 +236,22 @@ class CandidateGenerator:
         samplers then follow instead of applying the rules themselves (with
         ``max_records``, they keep the rules' coverage of their subset).
         """
-        if coverage is None or self.records_ is not None:
-            self._apply(selected_rules)
-        else:
-            self._follow(coverage)
-        self._head_sampler.follow_coverage(self._tail_sampler.coverage)
+        self._catch_up(selected_rules, coverage)
         self.skipped_tails_ = []
         try:
             tails = self._tail_sampler.sample(self.n_tails, self._rng)
         except SamplingError:
-            self.exhausted_ = True
-            tails = []
-        else:
-            self.exhausted_ = False
+            tails = None
+        if tails is None and self.records_ is not None:
+            # The subset has no uncovered tail left, though the other records may: from now on
+            # the samplers draw from every record (no random draw is spent on the switch).
+            self._use_every_record()
+            self._catch_up(selected_rules, coverage)
+            try:
+                tails = self._tail_sampler.sample(self.n_tails, self._rng)
+            except SamplingError:
+                tails = None
+        self.exhausted_ = tails is None
         if not tails:
             return empty_pool(self.data)
         if self._check_tails:
@@ -255,6 +262,22 @@ class CandidateGenerator:
                                                       n_threads=self.n_jobs)
         self._check_errors(tails, errors)
         return pool
+
+    def _catch_up(self, selected_rules, coverage):
+        """Bring the samplers to the selected rules: follow the selection's ``coverage`` when they
+        draw from every record, else apply the rules to their own coverage."""
+        if coverage is None or self.records_ is not None:
+            self._apply(selected_rules)
+        else:
+            self._follow(coverage)
+        self._head_sampler.follow_coverage(self._tail_sampler.coverage)
+
+    def _use_every_record(self):
+        """Leave the subset of ``max_records``: samplers on every record of ``data``."""
+        self.records_ = None
+        self._data = self.data
+        self._head_sampler = make_head_sampler(self.data, **self._head_args)
+        self._tail_sampler = make_tail_sampler(self.data, space=self._space, **self._tail_options)
 
     def release_caches(self):
         """Drop what the head sampler keeps between pools (search trees, seed-pair proposals, role rows).

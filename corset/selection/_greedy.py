@@ -179,7 +179,9 @@ class _State:
     """The chosen rules of one greedy run and their coverage.
 
     The coverage (:class:`corset.rules.Coverage`) is the one the candidate
-    generator's samplers read: the selection updates it, the samplers follow.
+    generator's samplers read: the selection updates it, the samplers follow
+    (a generator drawing from a subset of the records keeps the rules'
+    coverage of its subset instead).
     """
 
     def __init__(self, data):
@@ -412,7 +414,8 @@ class _GeneratedPools:
         self.store = _CandidateStore(data, lam, allow_empty_coverage, min_support)
         # A generator that can hand its pool over as arrays (CandidateGenerator) does
         # so, and its samplers follow the selection's coverage instead of re-applying
-        # the rules; any other callable gets the list of rules selected so far.
+        # the rules (unless they draw from a subset of the records, whose coverage they
+        # keep); any other callable gets the list of rules selected so far.
         pool_method = getattr(candidate_generator, "candidate_pool", None)
         if pool_method is not None:
             self.generate = lambda state: pool_method(state.rules, coverage=state.coverage)
@@ -639,7 +642,8 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
         ``candidate_pool(rules, *, coverage)`` (a
         :class:`corset.sampling.CandidateGenerator`) is called through it
         with the selection's :class:`~corset.rules.Coverage`, which its
-        samplers then follow.  The pool is de-duplicated in first-seen order;
+        samplers then follow (or, drawing from a subset of the records,
+        the rules' coverage of that subset).  The pool is de-duplicated in first-seen order;
         candidates already selected are never selected again.  A candidate
         with an empty head or tail, or ids out of range, raises ValueError.
     n_rules : int, default=150
