@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     python asv_bench/scale.py                          # 10^4 ... 10^6 records, one run each
     python asv_bench/scale.py --sizes 100000 1000000 --repeats 3
+    python asv_bench/scale.py --plot scale.png         # and draw the curves
 
 The data is ``make_rule_data(n_records=N, n_features=120, n_labels=101,
 random_state=0)`` (mediamill's shape), fitted by
@@ -24,6 +25,10 @@ shared machine it stays near the wall time the fit would take alone, while
 ``fit s`` grows with the other work (the fit runs one thread by default).
 ``predict rec/s`` is N over the time of ``model.predict(X)`` on the training
 X.  With ``--repeats`` > 1 the table shows the median of each column.
+``--plot FILE`` draws fit time and peak memory (the fit's, data included, and
+the data's alone) against N on log-log axes, with a line of slope 1 through
+the largest size for reference: memory that grows linearly with the data
+runs parallel to it.
 """
 import argparse
 import json
@@ -100,6 +105,7 @@ def main(argv=None):
     parser.add_argument("--n-features", type=int, default=120)
     parser.add_argument("--n-labels", type=int, default=101)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--plot", default=None, metavar="FILE", help="draw the curves into FILE (matplotlib)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
@@ -110,17 +116,48 @@ def main(argv=None):
     header = (f"{'N':>9} {'gen s':>7} {'data MB':>8} {'fit s':>8} {'fit cpu s':>9} {'fit MB':>8} {'all MB':>8} "
               f"{'rules':>6} {'predict rec/s':>14}")
     print(header, flush=True)
+    rows = []
     for n in args.sizes:
         runs = [run_child(n, args) for _ in range(args.repeats)]
 
         def med(key):
             return statistics.median(r[key] for r in runs)
 
+        rows.append((n, med("fit_s"), med("fit_mb"), med("data_mb")))
+
         print(f"{n:9d} {med('gen_s'):7.2f} {med('data_mb'):8.0f} {med('fit_s'):8.2f} {med('fit_cpu_s'):9.2f} "
               f"{med('fit_mb'):8.0f} "
               f"{med('all_mb'):8.0f} {runs[0]['n_rules']:6d} {n / med('predict_s'):14,.0f}", flush=True)
     print(f"imports alone: {runs[0]['import_mb']:.0f} MB; corset from {runs[0]['corset']}")
+    if args.plot:
+        _plot(rows, args.plot)
     return 0
+
+
+def _plot(rows, path):
+    """Fit time and peak memory against the number of records, log-log, with slope-1 guides."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = [r[0] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    for ax, series, unit in ((left, [("fit", [r[1] for r in rows])], "fit time (s)"),
+                             (right, [("fit, data included", [r[2] for r in rows]),
+                                      ("data alone", [r[3] for r in rows])], "peak memory (MB)")):
+        for label, values in series:
+            ax.plot(n, values, marker="o", label=label)
+        top = series[0][1][-1]
+        ax.plot(n, [top * x / n[-1] for x in n], linestyle=":", color="grey", label="slope 1")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("records")
+        ax.set_ylabel(unit)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"curves written to {path}")
 
 
 if __name__ == "__main__":
