@@ -126,8 +126,11 @@ def _first_nonfinite(X):
 
 def nonfinite_message(kind, name):
     """The error for a NaN or infinite value in column ``name`` of X."""
-    return (f"Input X contains {kind} in column {name!r}; no threshold says where a missing value "
-            "belongs: impute it first (e.g. sklearn.impute.SimpleImputer)")
+    if kind == "NaN":
+        return (f"Input X contains NaN in column {name!r}; no threshold says where a missing value "
+                "belongs: impute it first (e.g. sklearn.impute.SimpleImputer)")
+    return (f"Input X contains {kind} in column {name!r}; percentiles and thresholds need finite values: "
+            "replace or clip the infinite values first (e.g. with the column's largest finite value)")
 
 
 class PercentileBinarizer(TransformerMixin, BaseEstimator):

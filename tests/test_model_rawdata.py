@@ -183,7 +183,8 @@ def test_a_value_that_is_not_finite_is_named_by_its_column(bad):
     X[5, 1] = bad
     Y = (rng.uniform(size=(40, 2)) > 0.5).astype(int)
     kind = "NaN" if np.isnan(bad) else "infinity"
-    with pytest.raises(ValueError, match=f"{kind} in column 'tempo'"):
+    advice = "impute it first" if np.isnan(bad) else "replace or clip the infinite values"
+    with pytest.raises(ValueError, match=f"{kind} in column 'tempo'.*{advice}"):
         CorsetClassifier(random_state=0).fit(X, Y, feature_names=["loudness", "tempo", "pitch"])
     with pytest.raises(ValueError, match=f"{kind} in column 'tempo'"):
         CorsetClassifier(random_state=0).fit(pd.DataFrame(X, columns=["loudness", "tempo", "pitch"]), Y)
