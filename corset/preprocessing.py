@@ -954,13 +954,16 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             return names_in
         return np.array([f"x{j}" for j in range(self.n_features_in_)], dtype=object)
 
-    def _cut_names(self, name, j, cuts):
-        """Names of the literals of thresholds ``cuts`` of column ``j``: ``f>t`` (and ``f<=t``)."""
+    def _cut_names(self, name, j, cuts, format_cuts=_format_cuts):
+        """Names of the literals of thresholds ``cuts`` of column ``j``: ``f>t`` (and ``f<=t``).
+
+        ``format_cuts``: the names of a column's distinct increasing thresholds (numbers by
+        default; the estimator passes one that prints dates and durations)."""
         relation, below = (">=", "<") if self._inclusive else (">", "<=")
         # Printed with the digits that tell all of the column's thresholds apart, dropped ones included.
         # (Python floats: a column has a few thresholds, and names are written for every column.)
         everything = sorted({float(t) for c in (self._cuts[j], self._dropped[j]) if c is not None for t in c.tolist()})
-        text = dict(zip(everything, _format_cuts(everything)))
+        text = dict(zip(everything, format_cuts(everything)))
         names = []
         for t in cuts:
             names.append(f"{name}{relation}{text[float(t)]}")
@@ -976,15 +979,21 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 names.extend(self._cut_names(name, j, self._dropped[j]))
         return np.asarray(names, dtype=object)
 
-    def _output_names(self, input_names, columns=None):
-        """Names of the output columns of the input columns ``columns`` (default: all), in order."""
+    def _output_names(self, input_names, columns=None, formats=None):
+        """Names of the output columns of the input columns ``columns`` (default: all), in order.
+
+        ``formats``: column -> a function naming that column's distinct increasing thresholds
+        (see :meth:`_cut_names`), for columns whose numbers stand for something else."""
         relation = ">=" if self._inclusive else ">"
+        formats = formats or {}
         names = []
         for j in range(len(input_names)) if columns is None else columns:
             name = input_names[j]
             kind = self.feature_kinds_[j]
             if kind == KIND_THRESHOLD and not self._single:
-                names.extend(self._cut_names(name, j, self._cuts[j]))
+                names.extend(self._cut_names(name, j, self._cuts[j], formats.get(j, _format_cuts)))
+            elif kind == KIND_THRESHOLD and j in formats:
+                names.append(f"{name}{relation}{formats[j]([float(self.thresholds_[j])])[0]}")
             elif kind == KIND_THRESHOLD:
                 names.append(f"{name}{relation}{_format_threshold(self.thresholds_[j])}")
             elif kind == KIND_ONE_HOT:

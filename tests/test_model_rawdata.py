@@ -4,6 +4,7 @@ import json
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.metrics import f1_score
 
 from corset.datasets import load_benchmark
 from corset.model import CorsetClassifier
@@ -191,3 +192,67 @@ def test_a_value_that_is_not_finite_is_named_by_its_column(bad):
     with pytest.raises(ValueError, match=f"{kind} in column 'tempo'"):
         frame = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(X), columns=["loudness", "tempo", "pitch"])
         CorsetClassifier(random_state=0).fit(frame, Y)
+
+
+def _dated_frame(pd, n=240, seed=0):
+    rng = np.random.RandomState(seed)
+    signup = pd.Series(pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.randint(0, 730, n), unit="D"))
+    tenure = pd.Series(pd.to_timedelta(rng.randint(0, 400, n), unit="D"))
+    X = pd.DataFrame({"signup": signup.astype("datetime64[us]"), "tenure": tenure.astype("timedelta64[us]"),
+                      "spend": rng.gamma(2.0, 50.0, n)})
+    late = (signup > pd.Timestamp("2021-06-01")).to_numpy()
+    long = (tenure > pd.Timedelta(days=300)).to_numpy()
+    Y = np.column_stack([late ^ (rng.rand(n) < 0.05), long ^ (rng.rand(n) < 0.05)]).astype(int)
+    return X, Y
+
+
+def test_date_and_duration_columns_print_as_such_at_any_resolution():
+    """Dates and durations are cut in seconds whatever their pandas resolution, and their items
+    read as dates and durations; new records of another resolution or time zone agree."""
+    pd = pytest.importorskip("pandas")
+    X, Y = _dated_frame(pd)
+    model = CorsetClassifier(random_state=0).fit(X, Y)
+    dated = [n for n in model.feature_names_ if n.startswith("signup")]
+    lasting = [n for n in model.feature_names_ if n.startswith("tenure")]
+    assert dated and lasting
+    for name in dated:   # "signup>2021-05-31 12:00" or "signup>2021-06-01"
+        pd.Timestamp(name.split(">", 1)[1])
+    for name in lasting:  # "tenure>300 days 12:00:00" or "tenure>300 days"
+        pd.Timedelta(name.split(">", 1)[1])
+    text = str(model)
+    assert "signup>20" in text and "days" in text
+    predicted = model.predict(X)
+    assert f1_score(Y, predicted, average="micro") > 0.8
+    for unit in ("s", "ms", "ns"):
+        other = X.assign(signup=X["signup"].astype(f"datetime64[{unit}]"),
+                         tenure=X["tenure"].astype(f"timedelta64[{unit}]"))
+        np.testing.assert_array_equal(model.predict(other), predicted)
+    # The same instants in another time zone are the same dates (naive times are read as UTC).
+    aware = X.assign(signup=X["signup"].dt.tz_localize("UTC").dt.tz_convert("Asia/Tokyo"))
+    np.testing.assert_array_equal(model.predict(aware), predicted)
+    again = CorsetClassifier.from_json(model.to_json())
+    np.testing.assert_array_equal(again.predict(X), predicted)
+    assert again.feature_names_ == model.feature_names_
+
+
+def test_date_columns_refuse_missing_values_and_numbers_in_their_place():
+    pd = pytest.importorskip("pandas")
+    X, Y = _dated_frame(pd)
+    holes = X.copy()
+    holes.loc[3, "signup"] = pd.NaT
+    with pytest.raises(ValueError, match="column 'signup' of X holds a missing date"):
+        CorsetClassifier(random_state=0).fit(holes, Y)
+    model = CorsetClassifier(random_state=0, binarizer=PercentileBinarizer()).fit(X, Y)
+    with pytest.raises(ValueError, match="column 'tenure' of X held durations in fit; it holds neither"):
+        model.predict(X.assign(tenure=X["tenure"].dt.days))
+    with pytest.raises(ValueError, match="date or duration columns in fit"):
+        model.predict(np.zeros((2, 3)))
+
+
+def test_dates_in_a_time_zone_print_in_it():
+    pd = pytest.importorskip("pandas")
+    X, Y = _dated_frame(pd)
+    X = X.assign(signup=X["signup"].dt.tz_localize("Europe/Paris"))
+    model = CorsetClassifier(random_state=0, binarizer=PercentileBinarizer(percentile=50)).fit(X, Y)
+    name = next(n for n in model.feature_names_ if n.startswith("signup"))
+    assert name.endswith(("+0100", "+0200")), name

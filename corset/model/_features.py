@@ -8,6 +8,10 @@ so that ``predict`` and ``explain`` binarize new records the same way and the
 rules print in the data's own terms (``tempo>120.5``, ``genre=pop``,
 ``cough``):
 
+* a DataFrame's datetime and timedelta columns are numeric features in
+  seconds (since 1970-01-01 UTC, or as durations), whatever their pandas
+  resolution, and their items print as dates and durations
+  (``signup>2021-03-14 12:00``, ``tenure<=91 days``);
 * a DataFrame's categorical, string and object columns are nominal features
   (their values are coded as indices into the categories seen in fit; a value
   unseen in fit is no category at all, so all its indicators are 0);
@@ -44,6 +48,77 @@ def _nominal_dtype(dtype):
 
     return (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype)
             or pd.api.types.is_string_dtype(dtype))
+
+
+def _temporal_kind(dtype):
+    """``"datetime"`` or ``"timedelta"`` for a pandas or numpy date/duration dtype, else None."""
+    import pandas as pd
+
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return "datetime"
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        return "timedelta"
+    return None
+
+
+def _temporal_columns(X):
+    """Per column of the DataFrame X: ``(kind, time zone or None)`` for a date or duration column
+    (:func:`_temporal_kind`), else None."""
+    out = []
+    for j, dtype in enumerate(X.dtypes):
+        kind = _temporal_kind(dtype)
+        tz = getattr(dtype, "tz", None) if kind == "datetime" else None
+        out.append(None if kind is None else (kind, None if tz is None else str(tz)))
+    return out
+
+
+def _temporal_seconds(column, kind, name):
+    """A datetime column as seconds since 1970-01-01 UTC (naive times read as UTC), a timedelta
+    column as seconds, whatever the column's resolution; a missing value (NaT) raises."""
+    if kind == "datetime":
+        if getattr(column.dt, "tz", None) is not None:
+            column = column.dt.tz_convert("UTC").dt.tz_localize(None)
+        ticks = column.to_numpy(dtype="datetime64[ns]")
+        missing = np.isnat(ticks)
+    else:
+        ticks = column.to_numpy(dtype="timedelta64[ns]")
+        missing = np.isnat(ticks)
+    if missing.any():
+        raise ValueError(f"column {name!r} of X holds a missing {'date' if kind == 'datetime' else 'duration'} "
+                         "(NaT); no threshold says where it belongs: fill it in first")
+    return ticks.astype(np.int64) / 1e9
+
+
+def _format_temporal(seconds, kind, tz=None):
+    """Names of the cuts ``seconds`` (distinct, increasing) of a date or duration column.
+
+    Rounded to the second, like a number's three significant digits (exact
+    cuts are in the binarizer); dates print without the time of day when every
+    cut is at midnight, and without seconds when all are whole minutes; more
+    digits only when two cuts would otherwise print alike.
+    """
+    import pandas as pd
+
+    def render(unit):
+        if kind == "datetime":
+            stamps = pd.to_datetime(np.asarray(seconds, dtype=np.float64), unit="s", utc=True)
+            stamps = stamps.tz_convert(tz) if tz is not None else stamps.tz_localize(None)
+            stamps = stamps.round(unit)
+            if unit == "us":
+                return [t.isoformat(sep=" ") for t in stamps]
+            if all(t.hour == t.minute == t.second == 0 for t in stamps):
+                fmt = "%Y-%m-%d"
+            elif all(t.second == 0 for t in stamps):
+                fmt = "%Y-%m-%d %H:%M"
+            else:
+                fmt = "%Y-%m-%d %H:%M:%S"
+            return [t.strftime(fmt) + (t.strftime("%z") if tz is not None else "") for t in stamps]
+        deltas = pd.to_timedelta(np.asarray(seconds, dtype=np.float64), unit="s").round(unit)
+        return [str(d).replace(" 00:00:00", "") if d.components.hours == d.components.minutes
+                == d.components.seconds == 0 and unit != "us" else str(d) for d in deltas]
+
+    names = render("s")
+    return names if len(set(names)) == len(names) else render("us")
 
 
 def _sparse_frame_values(X):
@@ -123,6 +198,8 @@ class RawFeatures:
         """
         values, names, nominal, categories = converted if converted is not None else self.numeric(X)
         self.frame_ = _is_frame(X)
+        # Which columns were dates or durations (X's dtypes say it; ``converted`` does not).
+        self.temporal_ = _temporal_columns(X) if self.frame_ else None
         if feature_names is not None:
             feature_names = [str(n) for n in feature_names]
             if _is_frame(X):
@@ -162,7 +239,15 @@ class RawFeatures:
         Xb = self.binarizer_.fit_transform(values)
         if not item_names:
             return check_binary_matrix(Xb, "X"), [f"item{k}" for k in range(Xb.shape[1])]
-        out_names = [str(n) for n in self.binarizer_.get_feature_names_out(names)]
+        temporal = getattr(self, "temporal_", None)
+        if isinstance(self.binarizer_, PercentileBinarizer) and temporal is not None and any(temporal):
+            # Dates and durations print as such, not as the seconds the binarizer cut.
+            formats = {j: (lambda cuts, kind=t[0], tz=t[1]: _format_temporal(cuts, kind, tz))
+                       for j, t in enumerate(temporal) if t is not None}
+            out_names = [str(n) for n in self.binarizer_._output_names(
+                self.binarizer_._input_names(names), formats=formats)]
+        else:
+            out_names = [str(n) for n in self.binarizer_.get_feature_names_out(names)]
         return check_binary_matrix(Xb, "X"), out_names
 
     def transform(self, X):
@@ -210,6 +295,11 @@ class RawFeatures:
                 raise ValueError(f"X must be 2-D (n_samples, n_features); got shape {values.shape}")
         n = values.shape[1]
         names = [f"x{j}" for j in range(n)] if fit else self.input_names_
+        if fit:
+            self.temporal_ = None
+        elif getattr(self, "temporal_", None) is not None and any(self.temporal_):
+            raise ValueError("X was a DataFrame with date or duration columns in fit; pass a DataFrame with "
+                             "the same columns")
         return values, names, np.zeros(n, dtype=bool), [None] * n
 
     def _frame(self, X, fit):
@@ -225,10 +315,27 @@ class RawFeatures:
         if all(isinstance(t, pd.SparseDtype) for t in X.dtypes) and not nominal.any():
             values = _sparse_frame_values(X)
             if values is not None:
+                if fit:
+                    self.temporal_ = None
                 return values, names, nominal, [None] * len(names)
+        kinds = [_temporal_kind(t) for t in X.dtypes]
+        if fit:
+            self.temporal_ = _temporal_columns(X)
+        else:
+            fitted = getattr(self, "temporal_", None) or [None] * len(names)
+            for j, name in enumerate(names):
+                was = None if fitted[j] is None else fitted[j][0]
+                if kinds[j] != was:
+                    said = {"datetime": "dates", "timedelta": "durations", None: "neither dates nor durations"}
+                    raise ValueError(f"column {name!r} of X held {said[was]} in fit; it holds "
+                                     f"{said[kinds[j]]} (dtype {X.dtypes.iloc[j]}) now")
         columns, categories = [], []
         for j, name in enumerate(names):
             column = X.iloc[:, j]
+            if kinds[j] is not None:
+                columns.append(_temporal_seconds(column, kinds[j], name))
+                categories.append(None)
+                continue
             if not nominal[j]:
                 try:
                     columns.append(np.asarray(column, dtype=np.float64))
@@ -267,6 +374,8 @@ class RawFeatures:
             "input_names": list(self.input_names_),
             "nominal": [bool(v) for v in self.nominal_],
             "frame_categories": [None if c is None else list(c) for c in self.frame_categories_],
+            "temporal": (None if getattr(self, "temporal_", None) is None
+                         else [None if t is None else list(t) for t in self.temporal_]),
             "binarizer": None if self.binarizer_ is None else self.binarizer_.to_dict(),
         }
 
@@ -277,6 +386,8 @@ class RawFeatures:
         features.input_names_ = list(d["input_names"])
         features.nominal_ = np.asarray(d["nominal"], dtype=bool)
         features.frame_categories_ = [None if c is None else list(c) for c in d["frame_categories"]]
+        temporal = d.get("temporal")   # absent: saved before date columns were read as such
+        features.temporal_ = None if temporal is None else [None if t is None else tuple(t) for t in temporal]
         binarizer = d.get("binarizer")
         features.binarizer_ = None if binarizer is None else PercentileBinarizer.from_dict(binarizer)
         return features
