@@ -402,3 +402,17 @@ def test_nominal_indices_warning_of_a_sparse_file(tmp_path):
     with pytest.warns(NominalCodesWarning, match=r"nominal attribute 'f' as indices.*reads the indices as "
                                                  r"numbers\. A sparse file keeps the indices"):
         load_arff(write(tmp_path / "sparse.arff", text), n_labels=-1)
+
+
+@pytest.mark.parametrize("declaration, name", [("'sign up' date \"yyyy-MM-dd\"", "sign up"),
+                                               ("when DATE", "when")])
+def test_a_date_attribute_is_named_with_what_to_do(tmp_path, declaration, name):
+    text = ("@relation 'toy: -C 1'\n@attribute L1 {0,1}\n@attribute date numeric\n"
+            f"@attribute {declaration}\n@data\n1,0.5,\"2020-01-01\"\n")
+    path = write(tmp_path / "dated.arff", text)
+    with pytest.raises(ValueError, match=f"attribute '{name}' \\(line 4\\) is a DATE attribute.*datetime column"):
+        load_arff(path)
+    # An attribute merely named "date" is not one.
+    plain = write(tmp_path / "plain.arff", "@relation 'toy: -C 1'\n@attribute L1 {0,1}\n@attribute date numeric\n"
+                                           "@data\n1,0.5\n0,1.5\n")
+    assert load_arff(plain).X.shape == (2, 1)

@@ -121,6 +121,27 @@ def _data_section(lines):
     return n_rows, bool(sparse)
 
 
+_RE_DATE_ATTRIBUTE = re.compile(r"^\s*@attribute\s+('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)\s+date\b",
+                                re.IGNORECASE)
+
+
+def _refuse_date_attributes(path, lines):
+    """A DATE attribute is valid ARFF, but liac-arff cannot read it: say so by its name, and what
+    to do, instead of liac-arff's "Bad @ATTRIBUTE type"."""
+    for number, line in enumerate(lines, start=1):
+        head = line.lstrip().upper()
+        if head.startswith("@DATA"):
+            return
+        match = _RE_DATE_ATTRIBUTE.match(line)
+        if match:
+            name = _unescape_name(match.group(1).strip("'\""))
+            raise ValueError(
+                f"{path}: attribute {name!r} (line {number}) is a DATE attribute, which the ARFF reader "
+                "(liac-arff) cannot read; convert it to a numeric attribute in the file (e.g. days since "
+                "a date), or read the file another way and pass CorsetClassifier a pandas DataFrame with "
+                "a datetime column (its rules then print dates)")
+
+
 def _arff_summary(path):
     """Cheap header scan, no parsing: (n_rows, n_attributes, sparse).  Used by ``corset info``."""
     lines = _read_lines(path)
@@ -270,7 +291,7 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
         If the file is not valid ARFF; an XML label is not an attribute of the
         file; no label information is available; a label attribute is not
         nominal ``{0,1}``; a label value is missing; a feature is a string
-        attribute.
+        attribute or a date attribute (which the ARFF reader cannot read).
 
     Warns
     -----
@@ -291,6 +312,7 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
     if label_xml is not None and n_labels is not None:
         raise ValueError("give label_xml or n_labels, not both: the XML file alone names the labels")
     lines = _read_lines(path)
+    _refuse_date_attributes(path, lines)
     n_rows, sparse = _data_section(lines)
     try:
         obj = arff.ArffDecoder().decode(lines, encode_nominal=True, return_type=arff.COO if sparse else arff.DENSE)
