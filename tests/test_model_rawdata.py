@@ -1,5 +1,6 @@
 """Raw data in, named rules out: CorsetClassifier on numeric, nominal, sparse and string features."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -256,3 +257,11 @@ def test_dates_in_a_time_zone_print_in_it():
     model = CorsetClassifier(random_state=0, binarizer=PercentileBinarizer(percentile=50)).fit(X, Y)
     name = next(n for n in model.feature_names_ if n.startswith("signup"))
     assert name.endswith(("+0100", "+0200")), name
+
+
+@pytest.mark.parametrize("dtype", ["datetime64[D]", "timedelta64[s]"])
+def test_a_numpy_date_array_is_refused_rather_than_read_in_its_unit(dtype):
+    X = np.arange(60).astype(dtype).reshape(-1, 1)
+    Y = (np.arange(60) % 3 == 0).astype(int)
+    with pytest.raises(ValueError, match=re.escape(f"NumPy {dtype} array; pass a pandas DataFrame")):
+        CorsetClassifier(random_state=0).fit(X, Y)

@@ -286,6 +286,11 @@ class RawFeatures:
                 raise ValueError(f"X must hold numbers; got a sparse matrix of dtype {values.dtype}")
             values = values.astype(np.float64)
         else:
+            if getattr(X, "dtype", None) is not None and X.dtype.kind in "mM":
+                # A datetime64 array's numbers depend on its unit (days, seconds...): rules and new
+                # records would be read in whatever unit each array has.
+                raise ValueError(f"X is a NumPy {X.dtype} array; pass a pandas DataFrame whose date or duration "
+                                 "columns are read as such (in seconds, whatever their resolution)")
             try:
                 values = np.asarray(X, dtype=np.float64)
             except ValueError:
