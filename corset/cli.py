@@ -215,8 +215,32 @@ def _read_csv(path, labels, label_names):
                            f"{', '.join(map(str, frame.columns[:10]))}{', ...' if frame.shape[1] > 10 else ''}")
     present = [c for c in wanted if c in frame.columns]
     Y = frame[present] if present and not missing else None
-    X = frame.drop(columns=present)
+    X = _iso_dates(frame.drop(columns=present))
     return X, Y, [str(c) for c in X.columns], [str(c) for c in wanted]
+
+
+# An ISO 8601 date, with a time of day and a UTC offset or not: 2021-06-14, 2021-06-14T16:48:05Z.
+_ISO_DATE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+
+
+def _iso_dates(X):
+    """X with each text column whose every value is an ISO 8601 date read as dates (in UTC when the
+    values carry offsets), so that its rules cut and print dates instead of one item per day."""
+    import pandas as pd
+
+    for name in X.columns:
+        column = X[name]
+        if not (pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype)):
+            continue
+        values = column.dropna().astype(str)
+        if values.empty or not values.str.fullmatch(_ISO_DATE).all():
+            continue
+        aware = values.str.contains(r"(?:Z|[+-]\d{2}:?\d{2})$").any()
+        try:
+            X = X.assign(**{name: pd.to_datetime(column, format="ISO8601", utc=bool(aware))})
+        except (ValueError, OverflowError):
+            continue   # not valid dates after all (2021-13-45): the column stays nominal
+    return X
 
 
 def _read_svmlight(path, label_names, n_features=None):

@@ -126,3 +126,27 @@ def test_plot_and_cv(tmp_path):
     cv = corset("cv", "data.csv", "--labels", labels, "--folds", "3", cwd=tmp_path)
     assert cv.returncode == 0, cv.stderr
     assert "micro-F1" in cv.stdout and "±" in cv.stdout
+
+
+def test_csv_dates_are_cut_as_dates(tmp_path):
+    # A CSV column of ISO 8601 dates is read as dates: items such as "joined>2021-03-02", not one per
+    # day; a column that only looks like dates (an impossible month) stays nominal.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    days = rng.randint(0, 730, 300)
+    joined = pd.Timestamp("2020-01-01") + pd.to_timedelta(days, unit="D")
+    frame = pd.DataFrame({"joined": joined.strftime("%Y-%m-%d"), "spend": rng.gamma(2.0, 50.0, 300),
+                          "code": ["2021-13-01", "2021-14-01", "2021-15-01"] * 100,
+                          "late": (days > 500).astype(int), "big": (rng.rand(300) < 0.3).astype(int)})
+    frame.iloc[:200].to_csv(tmp_path / "train.csv", index=False)
+    frame.iloc[200:].to_csv(tmp_path / "test.csv", index=False)
+    fit = corset("fit", "train.csv", "--labels", "late,big", "-o", "model.json", "--quiet", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    names = json.loads((tmp_path / "model.json").read_text())["feature_names"]
+    dated = [n for n in names if n.startswith("joined")]
+    assert dated and all(n.startswith("joined>20") for n in dated)
+    assert pd.Timestamp(dated[0].split(">", 1)[1]).year in (2020, 2021)
+    assert any(n == "code=2021-13-01" for n in names)
+    assert "THEN late" in fit.stdout
+    evaluate = corset("evaluate", "model.json", "test.csv", cwd=tmp_path)
+    assert evaluate.returncode == 0, evaluate.stderr
