@@ -396,6 +396,10 @@ def test_the_docstring_documents_every_parameter_in_signature_order():
     ({"n_jobs": 0}, r"'n_jobs' parameter .*\(-inf, -1\].*\[1, inf\) or None. Got 0"),
     ({"n_jobs": 1.5}, "'n_jobs' parameter"),
     ({"negations": "sometimes"}, "'negations' parameter"),
+    ({"n_tails": True}, "'n_tails' parameter .*a number, not a bool. Got True"),
+    ({"max_candidate_records": True}, "'max_candidate_records' parameter .*not a bool"),
+    ({"lam": False}, "'lam' parameter .*not a bool"),
+    ({"n_jobs": True}, "'n_jobs' parameter .*not a bool"),
 ])
 def test_parameter_errors_name_the_parameter_and_the_range(synthetic, params, match):
     X, Y = synthetic

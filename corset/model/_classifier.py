@@ -917,6 +917,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         """What the declared constraints cannot say: checks across parameters and the sampler registry."""
         from ..sampling import HEAD_METHODS, TAIL_SPACES
 
+        for name, constraints in self._parameter_constraints.items():
+            value = getattr(self, name)
+            # bool is an Integral (and a Real) for scikit-learn's Interval: n_tails=True would pass as 1.
+            if isinstance(value, (bool, np.bool_)) and "boolean" not in constraints and name not in (
+                    "random_state", "verbose"):
+                raise InvalidParameterError(
+                    f"The {name!r} parameter of CorsetClassifier must be a number, not a bool. Got {value!r} "
+                    "instead.")
         if self.max_head_length is not None and self.max_head_length < self.min_head_length:
             raise InvalidParameterError(
                 f"The 'max_head_length' parameter of CorsetClassifier must be >= min_head_length "
