@@ -25,6 +25,7 @@ rules print in the data's own terms (``tempo>120.5``, ``genre=pop``,
   counts, a presence literal ``f>0`` plus percentiles of the non-zero
   values).
 """
+import functools
 import numbers
 
 import numpy as np
@@ -75,15 +76,10 @@ def _temporal_columns(X):
 def _temporal_seconds(column, kind, name):
     """A datetime column as seconds since 1970-01-01 UTC (naive times read as UTC), a timedelta
     column as seconds, whatever the column's resolution; a missing value (NaT) raises."""
-    if kind == "datetime":
-        if getattr(column.dt, "tz", None) is not None:
-            column = column.dt.tz_convert("UTC").dt.tz_localize(None)
-        ticks = column.to_numpy(dtype="datetime64[ns]")
-        missing = np.isnat(ticks)
-    else:
-        ticks = column.to_numpy(dtype="timedelta64[ns]")
-        missing = np.isnat(ticks)
-    if missing.any():
+    if kind == "datetime" and getattr(column.dt, "tz", None) is not None:
+        column = column.dt.tz_convert("UTC").dt.tz_localize(None)
+    ticks = column.to_numpy(dtype="datetime64[ns]" if kind == "datetime" else "timedelta64[ns]")
+    if np.isnat(ticks).any():
         raise ValueError(f"column {name!r} of X holds a missing {'date' if kind == 'datetime' else 'duration'} "
                          "(NaT); no threshold says where it belongs: fill it in first")
     return ticks.astype(np.int64) / 1e9
@@ -114,8 +110,7 @@ def _format_temporal(seconds, kind, tz=None):
                 fmt = "%Y-%m-%d %H:%M:%S"
             return [t.strftime(fmt) + (t.strftime("%z") if tz is not None else "") for t in stamps]
         deltas = pd.to_timedelta(np.asarray(seconds, dtype=np.float64), unit="s").round(unit)
-        return [str(d).replace(" 00:00:00", "") if d.components.hours == d.components.minutes
-                == d.components.seconds == 0 and unit != "us" else str(d) for d in deltas]
+        return [str(d).removesuffix(" 00:00:00") for d in deltas]   # "91 days", not "91 days 00:00:00"
 
     names = render("s")
     return names if len(set(names)) == len(names) else render("us")
@@ -239,11 +234,10 @@ class RawFeatures:
         Xb = self.binarizer_.fit_transform(values)
         if not item_names:
             return check_binary_matrix(Xb, "X"), [f"item{k}" for k in range(Xb.shape[1])]
-        temporal = getattr(self, "temporal_", None)
-        if isinstance(self.binarizer_, PercentileBinarizer) and temporal is not None and any(temporal):
+        if isinstance(self.binarizer_, PercentileBinarizer) and self.temporal_ is not None and any(self.temporal_):
             # Dates and durations print as such, not as the seconds the binarizer cut.
-            formats = {j: (lambda cuts, kind=t[0], tz=t[1]: _format_temporal(cuts, kind, tz))
-                       for j, t in enumerate(temporal) if t is not None}
+            formats = {j: functools.partial(_format_temporal, kind=t[0], tz=t[1])
+                       for j, t in enumerate(self.temporal_) if t is not None}
             out_names = [str(n) for n in self.binarizer_._output_names(
                 self.binarizer_._input_names(names), formats=formats)]
         else:
@@ -300,9 +294,7 @@ class RawFeatures:
                 raise ValueError(f"X must be 2-D (n_samples, n_features); got shape {values.shape}")
         n = values.shape[1]
         names = [f"x{j}" for j in range(n)] if fit else self.input_names_
-        if fit:
-            self.temporal_ = None
-        elif getattr(self, "temporal_", None) is not None and any(self.temporal_):
+        if not fit and getattr(self, "temporal_", None) is not None and any(self.temporal_):
             raise ValueError("X was a DataFrame with date or duration columns in fit; pass a DataFrame with "
                              "the same columns")
         return values, names, np.zeros(n, dtype=bool), [None] * n
@@ -320,13 +312,9 @@ class RawFeatures:
         if all(isinstance(t, pd.SparseDtype) for t in X.dtypes) and not nominal.any():
             values = _sparse_frame_values(X)
             if values is not None:
-                if fit:
-                    self.temporal_ = None
                 return values, names, nominal, [None] * len(names)
         kinds = [_temporal_kind(t) for t in X.dtypes]
-        if fit:
-            self.temporal_ = _temporal_columns(X)
-        else:
+        if not fit:
             fitted = getattr(self, "temporal_", None) or [None] * len(names)
             for j, name in enumerate(names):
                 was = None if fitted[j] is None else fitted[j][0]

@@ -236,21 +236,13 @@ class CandidateGenerator:
         samplers then follow instead of applying the rules themselves (with
         ``max_records``, they keep the rules' coverage of their subset).
         """
-        self._catch_up(selected_rules, coverage)
         self.skipped_tails_ = []
-        try:
-            tails = self._tail_sampler.sample(self.n_tails, self._rng)
-        except SamplingError:
-            tails = None
+        tails = self._draw_tails(selected_rules, coverage)
         if tails is None and self.records_ is not None:
             # The subset has no uncovered tail left, though the other records may: from now on
             # the samplers draw from every record (no random draw is spent on the switch).
             self._use_every_record()
-            self._catch_up(selected_rules, coverage)
-            try:
-                tails = self._tail_sampler.sample(self.n_tails, self._rng)
-            except SamplingError:
-                tails = None
+            tails = self._draw_tails(selected_rules, coverage)
         self.exhausted_ = tails is None
         if not tails:
             return empty_pool(self.data)
@@ -263,14 +255,20 @@ class CandidateGenerator:
         self._check_errors(tails, errors)
         return pool
 
-    def _catch_up(self, selected_rules, coverage):
-        """Bring the samplers to the selected rules: follow the selection's ``coverage`` when they
-        draw from every record, else apply the rules to their own coverage."""
+    def _draw_tails(self, selected_rules, coverage):
+        """``n_tails`` tails given the selected rules, or None when no tail has uncovered area.
+
+        The samplers are first brought to the rules: they follow the selection's ``coverage``
+        when they draw from every record, else apply the rules to their own coverage."""
         if coverage is None or self.records_ is not None:
             self._apply(selected_rules)
         else:
             self._follow(coverage)
         self._head_sampler.follow_coverage(self._tail_sampler.coverage)
+        try:
+            return self._tail_sampler.sample(self.n_tails, self._rng)
+        except SamplingError:
+            return None
 
     def _use_every_record(self):
         """Leave the subset of ``max_records``: samplers on every record of ``data``."""
