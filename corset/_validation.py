@@ -56,9 +56,12 @@ def check_binary_matrix(M, name, *, allow_empty=True):
         raise ValueError(f"{name} is empty: shape {M.shape}")
     if data.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be a binary (0/1) matrix; got dtype {data.dtype}")
-    if data.dtype.kind == "f" and data.size and not np.isfinite(data).all():
+    rows = None if sp.issparse(M) else _dense_binary_rows(M)
+    if rows is not None:
+        indptr, indices = rows
+    elif data.dtype.kind == "f" and data.size and not np.isfinite(data).all():
         raise ValueError(f"{name} holds NaN or infinite values; it must be a binary (0/1) matrix")
-    if data.size and data.dtype.kind != "b":
+    if rows is None and data.size and data.dtype.kind != "b":
         bad = (data != 0) & (data != 1)
         if bad.any():
             values = np.unique(np.asarray(data[bad]).ravel())[:5]
@@ -72,7 +75,7 @@ def check_binary_matrix(M, name, *, allow_empty=True):
         M.eliminate_zeros()
         M.sort_indices()
         indices, indptr = M.indices, M.indptr
-    else:
+    elif rows is None:
         dense = sp.csr_array(np.asarray(M != 0, dtype=np.uint8))
         dense.sort_indices()
         indices, indptr = dense.indices, dense.indptr
@@ -84,6 +87,21 @@ def check_binary_matrix(M, name, *, allow_empty=True):
          indptr.astype(dtype, copy=False)),
         shape=M.shape,
     )
+
+
+_DENSE_KERNEL_DTYPES = {np.dtype(t): t for t in (np.uint8, np.int32, np.int64, np.float32, np.float64)}
+
+
+def _dense_binary_rows(M):
+    """``(indptr, indices)`` of dense ``M`` in one compiled pass (:func:`corset._ext._csr_rows.dense_binary_rows`),
+    or None: a dtype the kernel does not take, or a value other than 0 and 1 (the caller's checks name it)."""
+    dtype = np.dtype(np.uint8) if M.dtype == np.bool_ else M.dtype
+    if dtype not in _DENSE_KERNEL_DTYPES or M.shape[1] > np.iinfo(INDEX_DTYPE).max:
+        return None
+    from ._ext import _csr_rows
+
+    values = M.view(np.uint8) if M.dtype == np.bool_ else M
+    return _csr_rows.dense_binary_rows(np.ascontiguousarray(values))
 
 
 def _is_canonical(ids, n):

@@ -262,3 +262,51 @@ def test_greedy_selection_with_a_generator_is_unchanged_by_rule_forms():
         return greedy_selection(data, gen, n_rules=6)
 
     assert run(False).rules == run(True).rules
+
+
+def _scipy_csr(M):
+    """Dense 0/1 ``M`` through scipy's own conversion: the reference of the compiled one."""
+    import scipy.sparse as sp
+
+    return sp.csr_array(np.asarray(np.asarray(M) != 0, dtype=np.uint8))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.int64, np.float32, np.float64, bool,
+                                   np.int8, np.uint16, np.float16])
+@pytest.mark.parametrize("shape", [(0, 4), (4, 0), (1, 1), (7, 5), (150, 67)])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_dense_binary_matrix_same_csr_as_scipy(dtype, shape, order, global_random_seed):
+    from corset._validation import check_binary_matrix
+
+    rng = np.random.RandomState(global_random_seed)
+    M = np.asarray((rng.rand(*shape) < 0.3).astype(dtype), order=order)
+    got, want = check_binary_matrix(M, "X"), _scipy_csr(M)
+    assert got.shape == want.shape and got.dtype == np.uint8
+    assert got.has_sorted_indices and got.has_canonical_format
+    np.testing.assert_array_equal(got.indptr, want.indptr)
+    np.testing.assert_array_equal(got.indices, want.indices)
+    assert (got.data == 1).all()
+
+
+def test_dense_binary_matrix_of_a_strided_view():
+    from corset._validation import check_binary_matrix
+
+    M = (np.arange(60).reshape(6, 10) % 3 == 0).astype(np.uint8)
+    view = M[::2, 1::3]
+    np.testing.assert_array_equal(check_binary_matrix(view, "X").toarray(), view)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.array([[0, 1], [2, 1]], dtype=np.int64), r"other values, e.g. \[2\]"),
+    (np.array([[0, 1], [1, 255]], dtype=np.uint8), r"other values, e.g. \[255\]"),
+    (np.array([[0.0, 1.0], [0.5, 1.0]]), r"other values, e.g. \[0.5\]"),
+    (np.array([[0.0, np.nan]], dtype=np.float32), "NaN or infinite"),
+    (np.array([[1.0], [np.inf]]), "NaN or infinite"),
+    (np.array([[-1, 0]], dtype=np.int32), r"other values, e.g. \[-1\]"),
+])
+def test_dense_binary_matrix_errors_as_before(bad, message):
+    """The compiled conversion leaves every refusal, and its message, to the checks."""
+    from corset._validation import check_binary_matrix
+
+    with pytest.raises(ValueError, match=message):
+        check_binary_matrix(bad, "X")

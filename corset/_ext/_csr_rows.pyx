@@ -6,7 +6,7 @@ corset exchanges; the rule layer (:mod:`corset.rules`) and CORSET-GH's pool
 """
 import numpy as np
 
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from corset._ext._typedefs cimport index_t, ptr_t
 
@@ -178,3 +178,56 @@ def complement_columns(const ptr_t[::1] indptr, const index_t[::1] ids, const in
                     out[q] = <index_t> r
                     q += 1
     return out_indptr, out_ids
+
+
+ctypedef fused dense_t:
+    uint8_t
+    int32_t
+    int64_t
+    float
+    double
+
+
+def dense_binary_rows(const dense_t[:, ::1] M):
+    """A dense 0/1 matrix as CSR arrays, in two passes over its rows; None if a value is not 0 or 1.
+
+    The conversion of :func:`corset._validation.check_binary_matrix` for a
+    C-contiguous array (scipy goes through a COO copy, several times
+    slower).  NaN is neither 0 nor 1.  The caller reports a bad value
+    (returning None leaves the message to its own checks).
+
+    Returns
+    -------
+    indptr : ndarray of int64
+    indices : ndarray of int32
+        The columns holding 1 in each row, increasing.
+    """
+    cdef Py_ssize_t n_rows = M.shape[0], n_cols = M.shape[1], i, j
+    cdef ptr_t q, n_nonzero = 0
+    cdef bint bad = False
+    cdef dense_t v
+    out_indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    cdef ptr_t[::1] indptr = out_indptr
+    with nogil:
+        for i in range(n_rows):
+            for j in range(n_cols):
+                v = M[i, j]
+                if v == 1:
+                    n_nonzero += 1
+                elif v != 0:
+                    bad = True
+            indptr[i + 1] = n_nonzero
+            if bad:
+                break
+    if bad:
+        return None
+    out_indices = np.empty(n_nonzero, dtype=np.int32)
+    cdef index_t[::1] indices = out_indices
+    with nogil:
+        for i in range(n_rows):
+            q = indptr[i]
+            for j in range(n_cols):
+                if M[i, j] == 1:
+                    indices[q] = <index_t> j
+                    q += 1
+    return out_indptr, out_indices
