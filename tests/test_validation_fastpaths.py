@@ -310,3 +310,50 @@ def test_dense_binary_matrix_errors_as_before(bad, message):
 
     with pytest.raises(ValueError, match=message):
         check_binary_matrix(bad, "X")
+
+
+def test_fill_role_rows_matches_numpy_and_refuses_bad_columns():
+    from corset._ext import _csr_rows
+
+    rows = np.full((3, 6), 7, dtype=np.uint8)
+    indptr = np.array([0, 2, 2, 5], dtype=np.int64)
+    ids = np.array([1, 4, 0, 2, 5], dtype=np.int32)
+    _csr_rows.fill_role_rows(rows, indptr, ids)
+    want = np.full((3, 6), 2, dtype=np.uint8)
+    want[0, [1, 4]] = 1
+    want[2, [0, 2, 5]] = 1
+    np.testing.assert_array_equal(rows, want)
+    for bad_indptr, bad_ids, message in [
+        (indptr, np.array([1, 4, 0, 2, 6], dtype=np.int32), "outside"),
+        (indptr, np.array([1, 4, 0, -1, 5], dtype=np.int32), "outside"),
+        (np.array([0, 2, 5], dtype=np.int64), ids, "slots"),
+        (np.array([0, 3, 2, 5], dtype=np.int64), ids, "decreases"),
+        (np.array([0, 2, 2, 6], dtype=np.int64), ids, "outside ids"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            _csr_rows.fill_role_rows(rows, bad_indptr, bad_ids)
+
+
+def test_gh_pairs_of_canonical_tails_same_as_checked_tails(global_random_seed):
+    """The seed pairs drawn for CORSET-GH's canonical tails (no re-validation) equal those of the checked path."""
+    from corset.datasets import make_rule_data
+    from corset.sampling._head_exact import HeadSampler
+
+    made = make_rule_data(120, 15, 9, random_state=global_random_seed)
+    data = BinaryData(made.X, made.Y)
+    Y = np.asarray(made.Y.todense()) if hasattr(made.Y, "todense") else np.asarray(made.Y)
+    tails = [(int(t),) for t in np.flatnonzero(data.label_counts > 0)[:5]]
+    tails += [tuple(int(k) for k in np.flatnonzero(Y[i])) for i in range(3) if Y[i].sum() > 1]
+    tails = list(dict.fromkeys(tails))
+    counts = [3 + i for i in range(len(tails))]
+    a, b = HeadSampler(data, cache_size=2), HeadSampler(data, cache_size=2)
+    pairs_a, errors_a = a.sample_pairs_many(tails, counts, np.random.RandomState(global_random_seed))
+    pairs_b, errors_b = b.sample_pairs_many(tails, counts, np.random.RandomState(global_random_seed),
+                                            _canonical=True)
+    assert [type(e) for e in errors_a] == [type(e) for e in errors_b]
+    for pa, pb in zip(pairs_a, pairs_b):
+        assert (pa is None) == (pb is None)
+        if pa is not None:
+            np.testing.assert_array_equal(pa[0], pb[0])
+            np.testing.assert_array_equal(pa[1], pb[1])
+    assert list(a._cache) == list(b._cache)

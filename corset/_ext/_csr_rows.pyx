@@ -7,6 +7,7 @@ corset exchanges; the rule layer (:mod:`corset.rules`) and CORSET-GH's pool
 import numpy as np
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.string cimport memset
 
 from corset._ext._typedefs cimport index_t, ptr_t
 
@@ -231,3 +232,31 @@ def dense_binary_rows(const dense_t[:, ::1] M):
                     indices[q] = <index_t> j
                     q += 1
     return out_indptr, out_indices
+
+
+def fill_role_rows(uint8_t[:, ::1] rows, const ptr_t[::1] indptr, const index_t[::1] ids):
+    """Row t of ``rows``: 2 everywhere, then 1 at the columns ``ids[indptr[t]:indptr[t + 1]]``.
+
+    CORSET-GH's role rows (2 negative, 1 positive) of its tail slots in one
+    call, from the slots' positive records as a CSR.  Raises ``ValueError``
+    for a column outside the rows (nothing is written past them).
+    """
+    cdef Py_ssize_t n_rows = rows.shape[0], n_cols = rows.shape[1], t
+    cdef ptr_t p
+    cdef index_t c
+    if indptr.shape[0] != n_rows + 1:
+        raise ValueError(f"fill_role_rows: {indptr.shape[0] - 1} slots for {n_rows} rows")
+    if n_rows and (indptr[0] < 0 or indptr[n_rows] > ids.shape[0]):
+        raise ValueError("fill_role_rows: indptr points outside ids")
+    for t in range(n_rows):
+        if indptr[t + 1] < indptr[t]:
+            raise ValueError("fill_role_rows: indptr decreases")
+    for p in range(ids.shape[0]):
+        if ids[p] < 0 or ids[p] >= n_cols:
+            raise ValueError(f"fill_role_rows: column {ids[p]} outside [0, {n_cols})")
+    with nogil:
+        for t in range(n_rows):
+            if n_cols > 0:
+                memset(&rows[t, 0], 2, n_cols)
+            for p in range(indptr[t], indptr[t + 1]):
+                rows[t, ids[p]] = 1

@@ -387,7 +387,7 @@ class HeadSampler(HeadMethodSampler):
         records = sampler.arrays
         return np.asarray(records[0])[pos], np.asarray(records[3])[neg]
 
-    def sample_pairs_many(self, tails, counts, random_state=None):
+    def sample_pairs_many(self, tails, counts, random_state=None, *, _canonical=False):
         """``counts[i]`` pairs ∝ w for each tail of ``tails``, in one compiled call.
 
         The same pairs as calling :meth:`sample_pairs` tail by tail with the
@@ -411,10 +411,11 @@ class HeadSampler(HeadMethodSampler):
         data = self.data
         n_labels = data.n_labels
         errors = [None] * len(tails)
-        # Arguments first, in order; the first bad one stops the loop there.
+        # Arguments first, in order; the first bad one stops the loop there.  ``_canonical``: the
+        # caller's tails are distinct canonical tuples and its counts ints >= 0 (CORSET-GH's own).
         keys, ns = [], []
         stop = None
-        for tail, n in zip(tails, counts):
+        for tail, n in ([] if _canonical else zip(tails, counts)):
             try:
                 if type(n) is not int or n < 0:
                     n = check_n(n)
@@ -425,6 +426,8 @@ class HeadSampler(HeadMethodSampler):
                 break
             keys.append(tail)
             ns.append(n)
+        if _canonical:
+            keys, ns = list(tails), list(counts)
         # Every proposal the loop would build, built at once.  The cached ones
         # are held too: the loop's own insertions may evict one before its turn.
         cache = self._cache
@@ -457,15 +460,24 @@ class HeadSampler(HeadMethodSampler):
             raise value if isinstance(value, Exception) else _build_error(value, key, self.min_head_length)
 
         samplers, slots, seed_counts = [], [], []
+        size = self.cache_size
         for i, key in enumerate(keys):
-            try:
-                sampler = cached_per_tail(cache, self.cache_size, data, key, prebuilt)
-            except SamplingError as exc:
-                errors[i] = exc
-                continue
-            except ValueError as exc:   # a tail with no positive record stops the loop
-                stop = exc
-                break
+            # cached_per_tail's LRU steps for a canonical key (every key is one here).
+            sampler = cache.get(key)
+            if sampler is not None:
+                cache.move_to_end(key)
+            else:
+                try:
+                    sampler = prebuilt(None, key)
+                except SamplingError as exc:
+                    errors[i] = exc
+                    continue
+                except ValueError as exc:   # a tail with no positive record stops the loop
+                    stop = exc
+                    break
+                cache[key] = sampler
+                if len(cache) > size:
+                    cache.popitem(last=False)
             samplers.append(sampler)
             slots.append(i)
             seed_counts.append(ns[i])

@@ -318,8 +318,9 @@ class GreedyHeadSearch(HeadMethodSampler):
             self._role_cache[key] = hit
         return hit
 
-    def _role_rows(self, n_rows):
-        """``n_rows`` role rows of 2 (every record negative), C-contiguous.
+    def _role_rows(self, n_rows, indptr=None, ids=None):
+        """``n_rows`` role rows of 2 (every record negative), C-contiguous; with ``indptr`` and
+        ``ids`` (a CSR of ``n_rows`` sorted record lists), row t is 1 on its list's records.
 
         Rows of a buffer kept between calls (grown when needed): its pages
         are written, not fresh, at every call after the first.
@@ -329,7 +330,10 @@ class GreedyHeadSearch(HeadMethodSampler):
         if buffer is None or buffer.shape[0] < n_rows:
             buffer = self._roles_buffer = np.empty((max(n_rows, 1), n), dtype=np.uint8)
         rows = buffer[:n_rows]
-        rows.fill(2)
+        if indptr is None:
+            rows.fill(2)
+        else:
+            _csr_rows.fill_role_rows(rows, indptr, ids)
         return rows
 
     def _role_lists(self, tail, covered):
@@ -485,7 +489,7 @@ class GreedyHeadSearch(HeadMethodSampler):
         n_labels = self.data.n_labels
         tails = [t if type(t) is tuple and t and _is_canonical(t, n_labels) else tuple(check_tail(t, self.data).tolist())
                  for t in tails]
-        (indptr, ids), first_job, errors = self._run_searches(tails, n, random_state, n_threads)
+        (indptr, ids), first_job, errors = self._run_searches(tails, n, random_state, n_threads, canonical=True)
         tail_indptr = np.zeros(len(tails) + 1, dtype=np.int64)
         np.cumsum(list(map(len, tails)), out=tail_indptr[1:])
         tail_ids = np.fromiter(chain.from_iterable(tails), dtype=np.int32, count=int(tail_indptr[-1]))
@@ -499,11 +503,12 @@ class GreedyHeadSearch(HeadMethodSampler):
         # feature ids of this data.
         return CandidatePool._from_search(*arrays, n_features=data.n_features, n_labels=data.n_labels), errors
 
-    def _run_searches(self, tails, n, random_state, n_threads):
+    def _run_searches(self, tails, n, random_state, n_threads, canonical=False):
         """Draw the seed pairs and run every search: ((indptr, ids) per job, first job per tail, errors).
 
         Jobs are grouped by distinct tail; occurrence k of a tail owns the
         n jobs from ``first job`` on (-1 for a tail whose pairs failed).
+        ``canonical``: every tail is a canonical tuple (checked by the caller).
         """
         rng = check_seed(random_state)
         data = self.data
@@ -519,7 +524,8 @@ class GreedyHeadSearch(HeadMethodSampler):
         if self.seed == "paper":
             # Every tail's CFTP/rejection pairs in one compiled call (the same draws).
             batch, tail_errors = self._pair_sampler.sample_pairs_many(
-                distinct, [n * occurrences[t] for t in distinct], rng)
+                distinct, [n * occurrences[t] for t in distinct], rng,
+                _canonical=canonical and type(n) is int and n >= 0)
             pairs = [no_pairs if b is None else b for b in batch]
         else:
             pairs = []
@@ -539,10 +545,6 @@ class GreedyHeadSearch(HeadMethodSampler):
         slot_cached = list(by_key.values())
         slot_of_key = {key: i for i, key in enumerate(slot_keys)}
         tail_slot = [slot_of_key[key] for _, _, key in cached]
-        roles = self._role_rows(len(slot_cached))
-        for row, (positives, zeros) in zip(roles, slot_cached):
-            row[positives] = 1
-            row[zeros] = 0
         n_positive = np.fromiter((positives.size for positives, _ in slot_cached), dtype=np.int64,
                                  count=len(slot_cached))
         # The same records as a CSR (role 1 or 0: D_T^+): the memo builds roots and role bitsets from it.
@@ -550,6 +552,10 @@ class GreedyHeadSearch(HeadMethodSampler):
         np.cumsum(n_positive, out=slot_indptr[1:])
         slot_ids = (np.concatenate([positives for positives, _ in slot_cached]).astype(np.int32, copy=False)
                     if slot_cached else np.empty(0, dtype=np.int32))
+        roles = self._role_rows(len(slot_cached), slot_indptr, slot_ids)
+        for row, (_, zeros) in zip(roles, slot_cached):
+            if zeros.size:
+                row[zeros] = 0
         if self.seed == "deterministic":
             cand_parts = [self._candidates(positives, None, None) for positives, _ in slot_cached]
             cand_indptr = np.zeros(len(slot_cached) + 1, dtype=np.int64)
