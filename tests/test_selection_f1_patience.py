@@ -60,6 +60,21 @@ def test_micro_f1_path_of_rules_predicting_no_true_label():
     assert path.add((1,), (0,)) == 0.0 and path.best_size == 0 and path.since_best == 1
 
 
+def test_add_predictions_refuses_ids_outside_the_flags():
+    """The compiled step of MicroF1Path.add checks its ids before writing a flag."""
+    from corset._ext import _intersect
+
+    data = BinaryData(np.array([[1, 0], [0, 1], [1, 1]]), np.array([[0, 1], [1, 1], [1, 0]]))
+    labels = data.label_records
+    args = lambda rows, tail: (np.zeros((2, 3), dtype=np.uint8), np.asarray(rows, dtype=np.int32),
+                               np.asarray(tail, dtype=np.int32), labels.indptr, labels.ids,
+                               np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64))
+    assert _intersect.add_predictions(*args([0, 2], [0, 1])) == (4, 2)
+    for rows, tail, message in [([0, 3], [0], "record 3"), ([-1], [0], "record -1"), ([0], [2], "label 2")]:
+        with pytest.raises(ValueError, match=message):
+            _intersect.add_predictions(*args(rows, tail))
+
+
 @pytest.mark.parametrize("patience", [1, 3, 8])
 @pytest.mark.parametrize("quality", ["submodular", "paper"])
 def test_fixed_pool_run_is_cut_to_its_best_training_f1_prefix(global_random_seed, patience, quality):

@@ -13,6 +13,8 @@ Each ``def`` function is a thin entry point that takes ``const`` memoryviews
 """
 import numpy as np
 
+from libc.stdint cimport int64_t
+
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, uint64_t
 
 
@@ -253,3 +255,51 @@ def bitsets(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t n_words)
             for j in range(indptr[r], indptr[r + 1]):
                 bits[r * n_words + (ids[j] >> 6)] |= (<uint64_t>1) << (ids[j] & 63)
     return out
+
+
+def add_predictions(uint8_t[:, ::1] predicted, const index_t[::1] rows, const index_t[::1] tail,
+                    const ptr_t[::1] label_indptr, const index_t[::1] label_ids,
+                    int64_t[::1] label_tp, int64_t[::1] label_predicted):
+    """Predict every label of ``tail`` for the records ``rows``; returns (new pairs, new true pairs).
+
+    The step of :meth:`corset.selection.MicroF1Path.add`: ``predicted[k, r]``
+    flags the (record, label) pairs predicted so far; for each label k of
+    ``tail``, the records of ``rows`` (sorted) not yet flagged are flagged,
+    counted into ``label_predicted[k]``, and those carrying k (in its sorted
+    list ``label_ids[label_indptr[k]:label_indptr[k + 1]]``) into
+    ``label_tp[k]``.  Ids outside ``predicted`` raise ``ValueError``.
+    """
+    cdef Py_ssize_t n_labels = predicted.shape[0], n_records = predicted.shape[1]
+    cdef Py_ssize_t n_rows = rows.shape[0], i, t, n_new
+    cdef index_t k, r
+    cdef int64_t total_new = 0, total_hits = 0, hits
+    if label_indptr.shape[0] != n_labels + 1 or label_tp.shape[0] != n_labels or label_predicted.shape[0] != n_labels:
+        raise ValueError("add_predictions: label arrays do not match predicted's rows")
+    for t in range(tail.shape[0]):
+        if tail[t] < 0 or tail[t] >= n_labels:
+            raise ValueError(f"add_predictions: label {tail[t]} outside [0, {n_labels})")
+    for i in range(n_rows):
+        if rows[i] < 0 or rows[i] >= n_records:
+            raise ValueError(f"add_predictions: record {rows[i]} outside [0, {n_records})")
+    if n_labels and (label_indptr[0] < 0 or label_indptr[n_labels] > label_ids.shape[0]):
+        raise ValueError("add_predictions: label_indptr points outside label_ids")
+    scratch = np.empty(max(n_rows, 1), dtype=np.int32)
+    cdef index_t[::1] new = scratch
+    with nogil:
+        for t in range(tail.shape[0]):
+            k = tail[t]
+            n_new = 0
+            for i in range(n_rows):
+                r = rows[i]
+                if predicted[k, r] == 0:
+                    predicted[k, r] = 1
+                    new[n_new] = r
+                    n_new += 1
+            if n_new:
+                hits = intersect_count_ptr(&new[0], n_new, &label_ids[0] + label_indptr[k],
+                                           label_indptr[k + 1] - label_indptr[k])
+                label_predicted[k] += n_new
+                label_tp[k] += hits
+                total_new += n_new
+                total_hits += hits
+    return int(total_new), int(total_hits)

@@ -66,16 +66,11 @@ class MicroF1Path:
     def add(self, head, tail):
         """Add rule ``head -> tail``; returns the micro-F1 of the rule set with it."""
         rows = self.data.head_support(np.asarray(head, dtype=np.int32))
-        for k in tail:
-            flags = self.predicted[k]
-            new = rows[flags[rows] == 0]
-            if new.size:
-                flags[new] = 1
-                hits = int(_intersect.intersect_count(new, self.data.label_records[k]))
-                self.n_predicted += int(new.size)
-                self.tp += hits
-                self.label_predicted[k] += new.size
-                self.label_tp[k] += hits
+        labels = self.data.label_records
+        new, hits = _intersect.add_predictions(self.predicted, rows, np.asarray(tail, dtype=np.int32),
+                                               labels.indptr, labels.ids, self.label_tp, self.label_predicted)
+        self.n_predicted += new
+        self.tp += hits
         denominator = self.n_predicted + self.data.n_label_occurrences
         score = 2.0 * self.tp / denominator if denominator else 0.0
         self.scores.append(score)
