@@ -243,7 +243,6 @@ def fill_role_rows(uint8_t[:, ::1] rows, const ptr_t[::1] indptr, const index_t[
     """
     cdef Py_ssize_t n_rows = rows.shape[0], n_cols = rows.shape[1], t
     cdef ptr_t p
-    cdef index_t c
     if indptr.shape[0] != n_rows + 1:
         raise ValueError(f"fill_role_rows: {indptr.shape[0] - 1} slots for {n_rows} rows")
     if n_rows and (indptr[0] < 0 or indptr[n_rows] > ids.shape[0]):
