@@ -330,3 +330,25 @@ def test_some_folds_stop_early_and_the_choice_uses_what_they_followed(monkeypatc
     short = CorsetClassifier(random_state=1, **SMALL).fit(X, Y)
     assert any(stopped) and short.validation_curve_ is not None
     assert short.validation_curve_.size <= unstopped.validation_curve_.size
+
+
+@pytest.mark.parametrize("negations", [False, True])
+def test_a_folds_curves_from_its_own_records_equal_those_from_x(negations):
+    """A fold fit scores its prefixes on the BinaryData its selection read (training and held-out
+    records, negated literals included); the curves are those computed from X again."""
+    from corset.model import _classifier as C
+
+    X, Y = noisy_data(3)
+    train, test = np.arange(260), np.arange(260, 400)
+    inner = CorsetClassifier(random_state=3, prune_redundant=False, validated_stop=False, negations=negations,
+                             **SMALL)
+    grid = [0, 2, 5]
+    curves = C._fold_curve(inner, X[train], Y[train], X[test], Y[test], grid)
+    assert inner._held_out_patience.fit_path.data.n_records == train.size
+    assert negations == bool(inner.negated_features_.size)
+    assert any(r.negated for r in inner.rules_) or not negations
+    inner._held_out_patience = None   # the path that binarizes X again
+    again = _prefix_curves(inner, X[train], Y[train], X[test], Y[test], grid)
+    for got, want in zip(curves, again):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)

@@ -169,8 +169,11 @@ def _without_redundant(rules):
 class _PrefixState:
     """Which rules fire on some records, and the per-label true and false positives of a rule list's prefixes."""
 
-    def __init__(self, model, X, Y):
-        self.fired = sp.csc_array(model._fired(model._check_X(X)))
+    def __init__(self, model, X, Y, data=None):
+        # ``data``: the BinaryData of X that the fit itself read (a fold's own records), whose
+        # literal columns the rules' heads index directly: no second binarization of X.
+        fired = model._fired(None, data) if data is not None else model._fired(model._check_X(X))
+        self.fired = sp.csc_array(fired)
         self.truth = sp.csr_array(Y).toarray().astype(bool)
         self.n_records, self.n_labels = self.truth.shape
         self.count = np.count_nonzero(self.truth, axis=0).astype(np.int64)
@@ -255,7 +258,11 @@ def _prefix_curves(model, X_fit, Y_fit, X, Y, min_matched):
     """
     from ..selection._default import default_tail_from_counts
 
-    fit, held_out = _PrefixState(model, X_fit, Y_fit), _PrefixState(model, X, Y)
+    # A fold fit kept its training and held-out records' BinaryData (in its held-out stop).
+    patience = getattr(model, "_held_out_patience", None)
+    fit_data = getattr(getattr(patience, "fit_path", None), "data", None)
+    held_data = patience.held_out if fit_data is not None else None
+    fit, held_out = _PrefixState(model, X_fit, Y_fit, fit_data), _PrefixState(model, X, Y, held_data)
     tails = [rule.tail for rule in model.rules_]
     done = {}   # the rules a threshold keeps -> their curve (thresholds often keep the same rules)
     out = []
@@ -1462,16 +1469,26 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         columns = np.asarray(columns, dtype=np.int64)
         return np.repeat(np.arange(n), columns.size), np.tile(columns, n)
 
-    def _fired(self, Xb):
-        """(n_samples, len(rules_)) CSR: which rules fire; a rule with an empty head fires everywhere."""
+    def _fired(self, Xb, data=None):
+        """(n_samples, len(rules_)) CSR: which rules fire; a rule with an empty head fires everywhere.
+
+        With ``data`` (instead of ``Xb``): a BinaryData over the fit's literals (its items, then
+        "NOT f" for each f of ``negated_features_``, as the fit built them), read directly.
+        """
         from ..selection import fired_rules
 
-        n, m = Xb.shape[0], len(self.rules_)
+        n, m = (Xb if data is None else data.X).shape[0], len(self.rules_)
         with_head = [j for j, r in enumerate(self.rules_) if r.n_literals]
         always = [j for j, r in enumerate(self.rules_) if not r.n_literals]
         rows, cols = [], []
-        if with_head:
+        if with_head and data is not None:
+            literal = {f: data.n_base_features + i for i, f in enumerate(data.negated_features.tolist())}
+            Xl = data
+            heads = [tuple(sorted(self.rules_[j].head + tuple(literal[f] for f in self.rules_[j].negated)))
+                     for j in with_head]
+        elif with_head:
             Xl, heads = self._literal_heads(Xb, [self.rules_[j] for j in with_head])
+        if with_head:
             fired = sp.coo_array(fired_rules([(h, self.rules_[j].tail) for h, j in zip(heads, with_head)], Xl))
             rows.append(fired.row)
             cols.append(np.asarray(with_head, dtype=np.int64)[fired.col])
