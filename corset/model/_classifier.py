@@ -1029,7 +1029,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         models are only scored) the items get no readable names: ``feature_names_`` and the rules
         name them ``item0``, ``item1``..., and a wide binarization skips writing its names.
         ``held_out``: a fold's held-out ``(X, Y)``, whose score stops the selection
-        (:class:`_HeldOutPatience`, kept in ``_held_out_patience``; None without ``held_out``)."""
+        (:class:`_HeldOutPatience`, kept in ``_held_out_patience``; None without ``held_out``).
+        Such a fold model is only scored: no default rule, no ``Rule.label_precision``."""
         from ..sampling import CandidateGenerator
         from ..selection import greedy_selection
 
@@ -1154,10 +1155,13 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             kept = dataclasses.replace(result, rules=[result.rules[i] for i in keep],
                                        **{name: np.asarray(getattr(result, name))[keep]
                                           for name in ("gains", "areas", "shares")})
-        self.rules_ = self._make_rules(data, kept)
+        # A fold fit's model is only scored (_prefix_curves, which chooses each prefix's default rule
+        # itself): its rules need no per-label precision and it gets no default rule.
+        scored_only = held_out is not None
+        self.rules_ = self._make_rules(data, kept, label_precision=not scored_only)
         if self.prune_redundant:
             self.rules_ = _without_redundant(self.rules_)
-        if self.default_rule and len(self.rules_) < params["n_rules"]:
+        if self.default_rule and len(self.rules_) < params["n_rules"] and not scored_only:
             default = self._make_default_rule(data, Yb, kept.rules)
             if default is not None:
                 self.rules_.append(default)
@@ -1370,13 +1374,15 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             return min(1.0, AUTO_TOL_OCCURRENCES / max(data.n_label_occurrences, 1))
         return tol
 
-    def _make_rules(self, data, result):
+    def _make_rules(self, data, result, label_precision=True):
+        """The selected rules as :class:`Rule` objects; ``label_precision=False`` leaves their
+        ``label_precision`` empty (a fold fit's model, only scored)."""
         from ..selection import rule_statistics
 
         if not result.rules:
             return []
         stats = rule_statistics(data, result.rules)
-        label_counts = self._head_label_counts(data, result.rules)
+        label_counts = self._head_label_counts(data, result.rules) if label_precision else None
         rules = []
         for i, (literals, tail) in enumerate(result.rules):
             head, negated = self._split_literals(literals)
@@ -1391,8 +1397,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 uncovered_area=int(result.areas[i]) if i < len(result.areas) else 0,
                 gain=float(result.gains[i]) if i < len(result.gains) else 0.0,
                 position=i,
-                label_precision=tuple(float(label_counts[i].get(k, 0) / max(int(stats.head_counts[i]), 1))
-                                      for k in tail),
+                label_precision=(() if label_counts is None else
+                                 tuple(float(label_counts[i].get(k, 0) / max(int(stats.head_counts[i]), 1))
+                                       for k in tail)),
             ))
         return rules
 
