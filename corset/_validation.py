@@ -56,12 +56,38 @@ def check_binary_matrix(M, name, *, allow_empty=True):
         raise ValueError(f"{name} is empty: shape {M.shape}")
     if data.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be a binary (0/1) matrix; got dtype {data.dtype}")
+    # A dense 0/1 matrix of a common dtype: checked and converted in one compiled pass. Anything
+    # else (sparse input, other dtypes, a value other than 0 and 1) goes through the checks below,
+    # which name what is wrong.
     rows = None if sp.issparse(M) else _dense_binary_rows(M)
     if rows is not None:
         indptr, indices = rows
-    elif data.dtype.kind == "f" and data.size and not np.isfinite(data).all():
+    else:
+        _check_binary_values(data, name)
+        if sp.issparse(M):
+            M.eliminate_zeros()
+            M.sort_indices()
+            indices, indptr = M.indices, M.indptr
+        else:
+            dense = sp.csr_array(np.asarray(M != 0, dtype=np.uint8))
+            dense.sort_indices()
+            indices, indptr = dense.indices, dense.indptr
+    # scipy needs indices and indptr of one dtype: int32 whenever the
+    # non-zeros fit (the kernels' INDEX_DTYPE), int64 otherwise.
+    dtype = INDEX_DTYPE if indptr[-1] < np.iinfo(INDEX_DTYPE).max else np.int64
+    return sp.csr_array(
+        (np.ones(indices.shape[0], dtype=np.uint8), indices.astype(dtype, copy=False),
+         indptr.astype(dtype, copy=False)),
+        shape=M.shape,
+    )
+
+
+def _check_binary_values(data, name):
+    """Raise a ValueError naming ``name`` if ``data`` (values of a matrix) holds NaN, infinity or
+    a value other than 0 and 1."""
+    if data.dtype.kind == "f" and data.size and not np.isfinite(data).all():
         raise ValueError(f"{name} holds NaN or infinite values; it must be a binary (0/1) matrix")
-    if rows is None and data.size and data.dtype.kind != "b":
+    if data.size and data.dtype.kind != "b":
         bad = (data != 0) & (data != 1)
         if bad.any():
             values = np.unique(np.asarray(data[bad]).ravel())[:5]
@@ -71,22 +97,6 @@ def check_binary_matrix(M, name, *, allow_empty=True):
             raise ValueError(
                 f"{name} must be a binary (0/1) matrix; it holds other values, e.g. {values.tolist()}{hint}"
             )
-    if sp.issparse(M):
-        M.eliminate_zeros()
-        M.sort_indices()
-        indices, indptr = M.indices, M.indptr
-    elif rows is None:
-        dense = sp.csr_array(np.asarray(M != 0, dtype=np.uint8))
-        dense.sort_indices()
-        indices, indptr = dense.indices, dense.indptr
-    # scipy needs indices and indptr of one dtype: int32 whenever the
-    # non-zeros fit (the kernels' INDEX_DTYPE), int64 otherwise.
-    dtype = INDEX_DTYPE if indptr[-1] < np.iinfo(INDEX_DTYPE).max else np.int64
-    return sp.csr_array(
-        (np.ones(indices.shape[0], dtype=np.uint8), indices.astype(dtype, copy=False),
-         indptr.astype(dtype, copy=False)),
-        shape=M.shape,
-    )
 
 
 _DENSE_KERNEL_DTYPES = {np.dtype(t): t for t in (np.uint8, np.int32, np.int64, np.float32, np.float64)}

@@ -1457,12 +1457,17 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         return self.features_.transform(X)
 
     @staticmethod
-    def _literal_heads(Xb, rules):
+    def _literal_heads(Xb, rules, data=None):
         """``(X', heads)``: X with a column "NOT f" per negated feature of ``rules``, and their heads in it.
 
         Only the features some rule negates get a column, so the cost is one
-        dense column per such feature.
+        dense column per such feature.  With ``data`` (instead of ``Xb``), a
+        BinaryData that has the fit's literals already (its items, then "NOT f"
+        for each of its ``negated_features``): X' is ``data`` itself.
         """
+        if data is not None:
+            column = {f: data.n_base_features + i for i, f in enumerate(data.negated_features.tolist())}
+            return data, [tuple(sorted(r.head + tuple(column[f] for f in r.negated))) for r in rules]
         used = sorted({f for r in rules for f in r.negated})
         if not used:
             return Xb, [r.head for r in rules]
@@ -1479,8 +1484,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     def _fired(self, Xb, data=None):
         """(n_samples, len(rules_)) CSR: which rules fire; a rule with an empty head fires everywhere.
 
-        With ``data`` (instead of ``Xb``): a BinaryData over the fit's literals (its items, then
-        "NOT f" for each f of ``negated_features_``, as the fit built them), read directly.
+        With ``data`` (instead of ``Xb``): a BinaryData over the fit's literals, read directly
+        (see :meth:`_literal_heads`).
         """
         from ..selection import fired_rules
 
@@ -1488,14 +1493,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         with_head = [j for j, r in enumerate(self.rules_) if r.n_literals]
         always = [j for j, r in enumerate(self.rules_) if not r.n_literals]
         rows, cols = [], []
-        if with_head and data is not None:
-            literal = {f: data.n_base_features + i for i, f in enumerate(data.negated_features.tolist())}
-            Xl = data
-            heads = [tuple(sorted(self.rules_[j].head + tuple(literal[f] for f in self.rules_[j].negated)))
-                     for j in with_head]
-        elif with_head:
-            Xl, heads = self._literal_heads(Xb, [self.rules_[j] for j in with_head])
         if with_head:
+            Xl, heads = self._literal_heads(Xb, [self.rules_[j] for j in with_head], data)
             fired = sp.coo_array(fired_rules([(h, self.rules_[j].tail) for h, j in zip(heads, with_head)], Xl))
             rows.append(fired.row)
             cols.append(np.asarray(with_head, dtype=np.int64)[fired.col])

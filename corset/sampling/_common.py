@@ -36,20 +36,23 @@ def cached_per_tail(cache, size, data, tail, build):
     """
     if type(tail) is tuple and tail and _is_canonical(tail, data.n_labels):
         # A canonical tail is its own key: a hit needs no validation and no array.
-        value = cache.get(tail)
-        if value is not None:
-            cache.move_to_end(tail)
-            return value
-        key = tail
-        tail = np.array(key, dtype=INDEX_DTYPE)
-    else:
-        tail = check_tail(tail, data)
-        key = tuple(tail.tolist())
-        value = cache.get(key)
-        if value is not None:
-            cache.move_to_end(key)
-            return value
-    value = build(tail, key)
+        return cached_per_key(cache, size, tail, build)
+    tail = check_tail(tail, data)
+    return cached_per_key(cache, size, tuple(tail.tolist()), build, tail)
+
+
+def cached_per_key(cache, size, key, build, tail=None):
+    """:func:`cached_per_tail` for a tail already canonical, ``key`` (its tuple of label ids).
+
+    On a miss, ``build(tail, key)`` is called with ``tail`` (default: ``key``
+    as an int32 array), kept, and the least recently used entry dropped past
+    ``size``; an exception of ``build`` leaves the cache unchanged.
+    """
+    value = cache.get(key)
+    if value is not None:
+        cache.move_to_end(key)
+        return value
+    value = build(np.array(key, dtype=INDEX_DTYPE) if tail is None else tail, key)
     cache[key] = value
     if len(cache) > size:
         cache.popitem(last=False)

@@ -56,7 +56,7 @@ from .._validation import (
     raw_seed_halves,
 )
 from ..rules._check import _rows
-from ._common import cached_per_tail, check_data, check_n, check_tail, new_tail_cache
+from ._common import cached_per_key, cached_per_tail, check_data, check_n, check_tail, new_tail_cache
 from ._errors import (
     NoDiscriminativeHeadError,
     NoNegativeRecordsError,
@@ -415,19 +415,20 @@ class HeadSampler(HeadMethodSampler):
         # caller's tails are distinct canonical tuples and its counts ints >= 0 (CORSET-GH's own).
         keys, ns = [], []
         stop = None
-        for tail, n in ([] if _canonical else zip(tails, counts)):
-            try:
-                if type(n) is not int or n < 0:
-                    n = check_n(n)
-                if not (type(tail) is tuple and tail and _is_canonical(tail, n_labels)):
-                    tail = tuple(check_tail(tail, data).tolist())
-            except (TypeError, ValueError) as exc:
-                stop = exc
-                break
-            keys.append(tail)
-            ns.append(n)
         if _canonical:
             keys, ns = list(tails), list(counts)
+        else:
+            for tail, n in zip(tails, counts):
+                try:
+                    if type(n) is not int or n < 0:
+                        n = check_n(n)
+                    if not (type(tail) is tuple and tail and _is_canonical(tail, n_labels)):
+                        tail = tuple(check_tail(tail, data).tolist())
+                except (TypeError, ValueError) as exc:
+                    stop = exc
+                    break
+                keys.append(tail)
+                ns.append(n)
         # Every proposal the loop would build, built at once.  The cached ones
         # are held too: the loop's own insertions may evict one before its turn.
         cache = self._cache
@@ -460,24 +461,15 @@ class HeadSampler(HeadMethodSampler):
             raise value if isinstance(value, Exception) else _build_error(value, key, self.min_head_length)
 
         samplers, slots, seed_counts = [], [], []
-        size = self.cache_size
         for i, key in enumerate(keys):
-            # cached_per_tail's LRU steps for a canonical key (every key is one here).
-            sampler = cache.get(key)
-            if sampler is not None:
-                cache.move_to_end(key)
-            else:
-                try:
-                    sampler = prebuilt(None, key)
-                except SamplingError as exc:
-                    errors[i] = exc
-                    continue
-                except ValueError as exc:   # a tail with no positive record stops the loop
-                    stop = exc
-                    break
-                cache[key] = sampler
-                if len(cache) > size:
-                    cache.popitem(last=False)
+            try:   # every key is canonical here
+                sampler = cached_per_key(cache, self.cache_size, key, prebuilt)
+            except SamplingError as exc:
+                errors[i] = exc
+                continue
+            except ValueError as exc:   # a tail with no positive record stops the loop
+                stop = exc
+                break
             samplers.append(sampler)
             slots.append(i)
             seed_counts.append(ns[i])

@@ -318,22 +318,19 @@ class GreedyHeadSearch(HeadMethodSampler):
             self._role_cache[key] = hit
         return hit
 
-    def _role_rows(self, n_rows, indptr=None, ids=None):
-        """``n_rows`` role rows of 2 (every record negative), C-contiguous; with ``indptr`` and
-        ``ids`` (a CSR of ``n_rows`` sorted record lists), row t is 1 on its list's records.
+    def _role_rows(self, indptr, ids):
+        """Role rows, C-contiguous, one per list of the CSR ``indptr``, ``ids`` (sorted record
+        lists): 1 on the list's records, 2 (negative) on the others.
 
         Rows of a buffer kept between calls (grown when needed): its pages
         are written, not fresh, at every call after the first.
         """
-        n = self.data.n_records
+        n, n_rows = self.data.n_records, indptr.shape[0] - 1
         buffer = getattr(self, "_roles_buffer", None)
         if buffer is None or buffer.shape[0] < n_rows:
             buffer = self._roles_buffer = np.empty((max(n_rows, 1), n), dtype=np.uint8)
         rows = buffer[:n_rows]
-        if indptr is None:
-            rows.fill(2)
-        else:
-            _csr_rows.fill_role_rows(rows, indptr, ids)
+        _csr_rows.fill_role_rows(rows, indptr, ids)
         return rows
 
     def _role_lists(self, tail, covered):
@@ -552,9 +549,9 @@ class GreedyHeadSearch(HeadMethodSampler):
         np.cumsum(n_positive, out=slot_indptr[1:])
         slot_ids = (np.concatenate([positives for positives, _ in slot_cached]).astype(np.int32, copy=False)
                     if slot_cached else np.empty(0, dtype=np.int32))
-        roles = self._role_rows(len(slot_cached), slot_indptr, slot_ids)
-        for row, (_, zeros) in zip(roles, slot_cached):
-            if zeros.size:
+        roles = self._role_rows(slot_indptr, slot_ids)
+        if self.uncovered:   # records of role 0 (only then are there any)
+            for row, (_, zeros) in zip(roles, slot_cached):
                 row[zeros] = 0
         if self.seed == "deterministic":
             cand_parts = [self._candidates(positives, None, None) for positives, _ in slot_cached]
