@@ -219,15 +219,40 @@ def test_greedy_selection_array_path_equals_tuple_path(synthetic, seed, second_r
     assert by_arrays.objective == by_tuples.objective
 
 
-@pytest.mark.parametrize("store_bytes", [0, 16_000, None])  # 16 kB: dropped after a few steps
+@pytest.mark.parametrize("store_bytes, evicted, dropped", [
+    (4_000, True, True),      # a pool too large on its own: dropped after a first eviction
+    (8_000, True, False),     # evicted many times (more than 10), never dropped
+    (16_000, True, False),
+    (None, False, False),     # the default: everything kept
+])
 @pytest.mark.parametrize("options", [dict(lam=0.1, quality="submodular", min_support=2),
                                      dict(lam=1.0, quality="paper", second_round=True),
                                      dict(lam=0.0, quality="submodular")])
-def test_candidate_store_gives_the_same_selection(synthetic, monkeypatch, store_bytes, options):
-    """Statistics and distance sums kept per distinct rule (or dropped mid-run) change nothing."""
+def test_candidate_store_gives_the_same_selection(synthetic, monkeypatch, store_bytes, evicted, dropped, options):
+    """Statistics and distance sums kept per distinct rule, evicted when the store is full (and
+    computed again, distance sums included, when an evicted rule comes back), or dropped mid-run,
+    change nothing: the same rules, gains and areas as computing every pool afresh."""
     import corset.selection._greedy as greedy
 
+    stores = []
+
+    class Recorded(greedy._CandidateStore):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.chosen_numbers, self.returned = [], []
+            stores.append(self)
+
+        def _add(self, state, arrays, numbers, flags, rows):
+            # Chosen rules evicted since, stored again (their eligibility must stay cleared).
+            self.returned += [n for n in numbers[rows].tolist() if n in self.chosen_numbers]
+            super()._add(state, arrays, numbers, flags, rows)
+
+        def chose(self, state, number):
+            self.chosen_numbers.append(number)
+            super().chose(state, number)
+
     def run(bytes_):
+        monkeypatch.setattr(greedy, "_CandidateStore", Recorded)
         if bytes_ is not None:
             monkeypatch.setattr(greedy, "_STORE_BYTES", bytes_)
         gen = CandidateGenerator(synthetic, n_tails=10, n_heads_per_tail=5, head_method="gh",
@@ -237,11 +262,21 @@ def test_candidate_store_gives_the_same_selection(synthetic, monkeypatch, store_
         return result
 
     reference = run(0)   # the store is never used: every pool computed afresh
+    assert [s.active for s in stores] == [False]
+    stores.clear()
     got = run(store_bytes)
     assert got.rules == reference.rules
     np.testing.assert_array_equal(got.gains, reference.gains)
     np.testing.assert_array_equal(got.areas, reference.areas)
     assert got.objective == reference.objective and got.n_candidates == reference.n_candidates
+    store = stores[0]
+    assert [s.active for s in stores] == [not dropped]
+    assert (store.n_evictions > (10 if store_bytes == 8_000 else 0)) == evicted
+    if store.active:
+        slots = store.slot.view[[n for n in store.chosen_numbers if n < store.slot.size]] - 1
+        assert not store.eligible.view[slots[slots >= 0]].any()
+        if store_bytes == 8_000:
+            assert store.returned   # the check above read chosen rules evicted and stored again
 
 
 def test_candidate_pool_tails_are_canonical_whatever_the_tail_sampler_returns(synthetic, monkeypatch):

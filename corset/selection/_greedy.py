@@ -252,7 +252,7 @@ class _State:
 
 
 class _CandidateStore:
-    """Support statistics and diversity sums of every distinct candidate of a run, by registry number.
+    """Support statistics and diversity sums of the distinct candidates of a run, by registry number.
 
     Pools drawn at successive steps of Algorithm 1 repeat most of their
     rules (enron: about 3,000 distinct rules among 74,500 draws), and a
@@ -265,8 +265,15 @@ class _CandidateStore:
     floating-point value, for O(distinct rules) distances per step instead
     of O(pool size · |ℛ|).
 
-    Kept while the stored supports take at most ``max_bytes``; beyond, the
-    store is dropped and every pool is computed afresh (``active`` False).
+    The stored supports take at most ``max_bytes``.  A pool whose new rules
+    would pass it first evicts every stored rule that is not in the pool
+    (the rules of the next pools are mostly this one's); an evicted rule
+    that comes back is computed again as a new one, its distance sum
+    afresh against every chosen rule (the same additions in the same
+    order: the same value).  Only a pool too large on its own drops the
+    store: every pool is then computed afresh (``active`` False).  Rules
+    live in slots (``slot[number] - 1``; 0: not stored), in the order they
+    were stored.
     """
 
     def __init__(self, data, lam, allow_empty_coverage, min_support, max_bytes=None):
@@ -277,52 +284,96 @@ class _CandidateStore:
         self.min_support = min_support
         self.max_ids = max_bytes // 4
         self.active = True
+        self.n_evictions = 0
+        self.slot = _Growing(np.int64)   # per registry number: its slot + 1, 0 when not stored
+        self._empty()
+
+    def _empty(self):
+        self.numbers = _Growing(np.int64)   # per slot: its rule's registry number
         self.supports = _GrowingCSR()
         self.tails = _GrowingCSR()
         self.columns = _new_columns()
         self.eligible = _Growing(np.uint8)   # intrinsic eligibility, cleared once chosen
         self.sums = _Growing(np.float64)
 
+    def _slots(self, numbers):
+        """The slots of rules ``numbers`` (-1: not stored)."""
+        if numbers.size and int(numbers.max()) >= self.slot.size:
+            self.slot.append(np.zeros(int(numbers.max()) + 1 - self.slot.size, dtype=np.int64))
+        return self.slot.view[numbers] - 1
+
     def pool(self, state, arrays, numbers, flags):
-        """(RuleStatistics, distance sums, eligibility) of a de-duplicated pool, or None when inactive."""
-        new = np.flatnonzero(flags & 1)
-        if new.size:
-            self._add(state, [_gather_csr(*arrays[:2], new), _gather_csr(*arrays[2:], new)])
-        if not self.active:
-            return None
-        support_indptr, support_ids = _gather_csr(*self.supports.arrays(), numbers)
-        columns = {name: column.view[numbers] for name, column in self.columns.items()}
+        """(RuleStatistics, distance sums, eligibility) of a de-duplicated pool, or None when inactive.
+
+        ``numbers``: the pool's rules' registry numbers; ``flags & 2``: chosen already.
+        """
+        slots = self._slots(numbers)
+        missing = np.flatnonzero(slots < 0)
+        if missing.size:
+            self._add(state, arrays, numbers, flags, missing)
+            if not self.active:
+                return None
+            slots = self.slot.view[numbers] - 1
+        support_indptr, support_ids = _gather_csr(*self.supports.arrays(), slots)
+        columns = {name: column.view[slots] for name, column in self.columns.items()}
         stats = RuleStatistics(None, arrays, support_indptr, support_ids, columns["head_counts"],
                                columns["tail_counts"], self.data.n_records,
                                _derived=tuple(columns[name] for name in _DERIVED))
-        return stats, self.sums.view[numbers], self.eligible.view[numbers].copy()
+        return stats, self.sums.view[slots], self.eligible.view[slots].copy()
 
-    def _add(self, state, parts):
-        """Append the rules first seen in this pool (numbers len(self), len(self) + 1, ...)."""
-        (head_indptr, head_ids), (tail_indptr, tail_ids) = parts
-        stats = _statistics_from_csr(self.data, None, (head_indptr, head_ids, tail_indptr, tail_ids))
+    def _add(self, state, arrays, numbers, flags, rows):
+        """Store the pool's rules ``rows`` (not stored yet: new, or evicted since)."""
+        stats = _statistics_from_csr(self.data, None, (*_gather_csr(*arrays[:2], rows),
+                                                        *_gather_csr(*arrays[2:], rows)))
         if self.supports.ids.size + stats.support_ids.shape[0] > self.max_ids:
-            # Too large: drop everything (the caller computes every pool afresh from now on).
-            self.active = False
-            self.supports = self.tails = self.columns = self.eligible = self.sums = None
-            return
+            self._evict(numbers)
+            if self.supports.ids.size + stats.support_ids.shape[0] > self.max_ids:
+                # Too large even alone: drop everything (the caller computes every pool afresh from now on).
+                self.active = False
+                self.slot = self.numbers = self.supports = self.tails = self.columns = None
+                self.eligible = self.sums = None
+                return
         eligible = _base_eligibility(stats, self.allow_empty_coverage, self.min_support)
+        eligible[(flags[rows] & 2) != 0] = 0   # an evicted rule chosen since
         sums = np.zeros(len(stats), dtype=np.float64)
         if self.lam > 0 and len(state):
             _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
                                          stats.tail_ids, eligible, *state.chosen_csr(), sums)
+        first = self.numbers.size
+        self.slot.view[numbers[rows]] = np.arange(first + 1, first + 1 + rows.size)
+        self.numbers.append(numbers[rows])
         self.supports.append(stats.support_indptr, stats.support_ids)
-        self.tails.append(tail_indptr, tail_ids)
+        self.tails.append(stats.tail_indptr, stats.tail_ids)
         for name, column in self.columns.items():
             column.append(getattr(stats, name))
         self.eligible.append(eligible)
         self.sums.append(sums)
 
+    def _evict(self, keep):
+        """Keep only the stored rules among registry numbers ``keep``, in their order of storing."""
+        slots = self.slot.view[keep] - 1
+        slots = np.sort(slots[slots >= 0])
+        numbers, supports, tails = self.numbers.view[slots], self.supports.arrays(), self.tails.arrays()
+        columns, eligible, sums = self.columns, self.eligible.view[slots], self.sums.view[slots]
+        self.slot.view[self.numbers.view] = 0
+        self._empty()
+        self.numbers.append(numbers)
+        self.supports.append(*_gather_csr(*supports, slots))
+        self.tails.append(*_gather_csr(*tails, slots))
+        for name, column in self.columns.items():
+            column.append(columns[name].view[slots])
+        self.eligible.append(eligible)
+        self.sums.append(sums)
+        self.slot.view[numbers] = np.arange(1, numbers.size + 1)
+        self.n_evictions += 1
+
     def chose(self, state, number):
         """Rule ``number`` was selected: it is no longer eligible, and every sum grows by d(·, it)."""
         if not self.active:
             return
-        self.eligible.view[number] = 0
+        slot = int(self.slot.view[number]) - 1 if number < self.slot.size else -1
+        if slot >= 0:   # chosen from this step's pool: stored
+            self.eligible.view[slot] = 0
         if self.lam > 0:
             _selection.add_distance_sums(*self.supports.arrays(), *self.tails.arrays(), self.eligible.view,
                                          *state.chosen_csr(len(state) - 1), self.sums.view)
