@@ -324,6 +324,29 @@ def test_default_rule_predicts_frequent_labels_everywhere():
     assert f1_score(Y, P, average="micro") > f1_score(Y, plain.predict(X), average="micro")
 
 
+@pytest.mark.parametrize("negations", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_default_rule_is_default_tail_of_the_rules_predictions(seed, negations):
+    """The default rule's tail is :func:`corset.selection.default_tail` of the training labels and
+    the other rules' predictions (made here from each rule's literals), and its uncovered area
+    counts the occurrences of its labels that those rules leave unpredicted."""
+    from corset.selection import default_tail
+
+    X, Y = _frequent_label_data(seed)
+    Y[:, 3] = X[:, 4] & (np.random.RandomState(seed).rand(200) < 0.7)   # a rule's label, or a default's
+    clf = CorsetClassifier(random_state=seed, negations=negations, **FAST).fit(X, Y)
+    assert negations == any(r.negated for r in clf.rules_)
+    default = clf.rules_[-1] if clf.rules_[-1].n_literals == 0 else None
+    predicted = np.zeros(Y.shape, dtype=bool)
+    for rule in clf.rules_[:-1] if default else clf.rules_:
+        fires = np.all(X[:, list(rule.head)] == 1, axis=1) & np.all(X[:, list(rule.negated)] == 0, axis=1)
+        predicted[np.ix_(fires, rule.tail)] = True
+    tail = default_tail(Y, predicted)[0]
+    assert (default.tail if default else ()) == tail   # none when no label raises micro-F1
+    if default:
+        assert default.uncovered_area == int((Y[:, list(tail)].astype(bool) & ~predicted[:, list(tail)]).sum())
+
+
 def test_default_rule_counts_against_the_budget():
     X, Y = _frequent_label_data(1)
     for n_rules in (1, 2, 3):
@@ -354,11 +377,9 @@ def test_label_precision_of_every_rule_by_brute_force():
             expected = tuple(float(Y[matched, k].sum() / max(matched.sum(), 1)) for k in rule.tail)
             assert rule.label_precision == expected
             assert rule.support == matched.sum()
-    # A label carried by no record of D[H]: count 0 (absent from the sparse product's row).
+    # A label carried by no record of D[H]: count 0.
     data = BinaryData(np.array([[1, 0], [1, 1], [0, 1]]), np.array([[1, 0], [1, 0], [0, 1]]))
-    counts = CorsetClassifier._head_label_counts(data, [((0,), (0, 1)), ((1,), (1,))])
-    assert counts == [{0: 2}, {0: 1, 1: 1}]
-    assert counts[0].get(1, 0) == 0
+    assert CorsetClassifier._head_label_counts(data, [((0,), (0, 1)), ((1,), (1,))]) == [(2, 0), (1,)]
 
 
 def test_parameters_are_keyword_only_and_declared_once():

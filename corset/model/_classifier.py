@@ -1398,50 +1398,47 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 gain=float(result.gains[i]) if i < len(result.gains) else 0.0,
                 position=i,
                 label_precision=(() if label_counts is None else
-                                 tuple(float(label_counts[i].get(k, 0) / max(int(stats.head_counts[i]), 1))
-                                       for k in tail)),
+                                 tuple(float(c / max(int(stats.head_counts[i]), 1)) for c in label_counts[i])),
             ))
         return rules
 
     @staticmethod
     def _head_label_counts(data, rules):
-        """|D[H] ∩ D[{k}]| of each rule per label k, as one dict per rule (labels with count 0 absent).
+        """|D[H] ∩ D[{k}]| of each rule for each label k of its tail, in tail order (a tuple per rule).
 
-        Per rule, the label ids of the rows of Y in D[H], counted: no
-        int64 copy of Y, no sparse product (the memory peak of a large fit).
+        One sorted intersection of D[H] with D[{k}] per label of the tail:
+        no read of the other labels of D[H]'s records, no copy of Y.
         """
-        Y = sp.csr_array(data.Y)
+        from .._ext import _intersect
+
+        labels = data.label_records
         out = []
-        for head, _ in rules:
-            rows = data.head_support(head)
-            starts, ends = Y.indptr[rows], Y.indptr[rows + 1]
-            lengths = ends - starts
-            # The label ids of those rows: concatenated slices of Y.indices.
-            offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
-            labels = Y.indices[np.arange(lengths.sum()) + offsets]
-            counts = np.bincount(labels, minlength=data.n_labels)
-            nonzero = np.flatnonzero(counts)
-            out.append(dict(zip(nonzero.tolist(), counts[nonzero].tolist())))
+        for head, tail in rules:
+            rows = data.head_support(np.asarray(head, dtype=np.int32))
+            out.append(tuple(int(_intersect.intersect_count(rows, labels[k])) for k in tail))
         return out
 
     def _make_default_rule(self, data, Yb, selected):
         """``IF TRUE THEN T0`` after the ``selected`` rules (heads as literal ids of ``data``), or None.
 
-        T0 comes from :func:`corset.selection.default_tail`.
+        T0 comes from :func:`corset.selection.default_tail`, from the rules' per-label counts.
         """
-        from ..selection import default_tail, predict_labels
+        from ..selection import MicroF1Path
+        from ..selection._default import default_tail_from_counts
 
-        selected = list(selected)
-        n, n_labels = data.n_records, data.n_labels
-        predicted = (predict_labels(selected, data, n_labels) if selected
-                     else sp.csr_array((n, n_labels), dtype=np.uint8))
-        tail, _ = default_tail(Yb, predicted)
+        n = data.n_records
+        # The rule list's per-label true and predicted pairs on the training records (what
+        # default_tail reads from the predicted matrix, without building it).
+        path = MicroF1Path(data)
+        for head, tail in selected:
+            path.add(head, tail)
+        label_counts = np.asarray(data.label_counts, dtype=np.int64)
+        tail, _ = default_tail_from_counts(label_counts, path.label_tp, path.label_predicted - path.label_tp, n)
         if not tail:
             return None
-        counts = np.asarray([data.label_records[k].size for k in tail], dtype=np.int64)
-        Y_tail = sp.csc_array(Yb)[:, list(tail)].astype(bool)
+        counts = label_counts[list(tail)]
         # Occurrences of T0's labels that no selected rule predicted: what it newly covers.
-        newly = int(Y_tail.sum() - Y_tail.multiply(sp.csc_array(predicted)[:, list(tail)].astype(bool)).sum())
+        newly = int((counts - path.label_tp[list(tail)]).sum())
         matched = int(data.tail_support(np.asarray(tail, dtype=np.int32)).size)
         return Rule(head=(), tail=tail, head_names=(), tail_names=tuple(self.label_names_[k] for k in tail),
                     support=n, n_matched=matched, precision=matched / n, base_rate=matched / n,
