@@ -114,3 +114,28 @@ def test_compiled_rounds_equal_the_numpy_rounds(seed):
     assert got == numpy_rounds(count, tp, fp, n)
     for a, b in zip(before, (count, tp, fp)):
         np.testing.assert_array_equal(a, b)   # the caller's arrays are not modified
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_rows_of_rounds_equal_the_rounds_row_by_row(seed):
+    """``default_tail_rows`` (every prefix of a rule list in one call) gives each row the tail and
+    the float of the numpy rounds on that row alone, ties included; rows may share no state."""
+    from corset._ext import _selection
+
+    rng = np.random.RandomState(seed)
+    n = int(rng.randint(1, 40))
+    n_labels = int(rng.randint(1, 60))
+    n_rows = int(rng.randint(1, 12))
+    count = rng.randint(0, n + 1, size=n_labels).astype(np.int64)
+    if seed % 3 == 0:   # repeated labels: exact ties between ids
+        count = np.tile(count[:5], 4)
+        n_labels = count.size
+    tp = (count * rng.uniform(0, 1, (n_rows, n_labels)) ** 2).astype(np.int64)
+    fp = ((n - count) * rng.uniform(0, 0.5, (n_rows, n_labels)) ** 2).astype(np.int64)
+    chosen = np.zeros((n_rows, n_labels), dtype=np.uint8)
+    expected = [numpy_rounds(count, tp[i], fp[i], n) for i in range(n_rows)]
+    scores = _selection.default_tail_rows(count, tp.copy(), fp.copy(), n, chosen)
+    assert [tuple(np.flatnonzero(row).tolist()) for row in chosen] == [tail for tail, _ in expected]
+    assert scores.tolist() == [score for _, score in expected]
+    with pytest.raises(ValueError, match="same rows"):
+        _selection.default_tail_rows(count, tp, fp[:0], n, chosen)

@@ -751,6 +751,44 @@ cdef inline double _micro_f1(int64_t tp, int64_t fp, int64_t fn) noexcept nogil:
     return <double>(2 * tp) / <double>denominator
 
 
+cdef double _default_tail_core(const int64_t* count, int64_t* tp, int64_t* fp, Py_ssize_t n_labels,
+                               int64_t n_records, uint8_t* chosen) noexcept nogil:
+    # The rounds of default_tail_greedy on one row of counts (documented there).
+    cdef Py_ssize_t k, best
+    cdef int64_t TP = 0, FP = 0, FN = 0, d_tp, d_fp
+    cdef double current, score, best_score
+    for k in range(n_labels):
+        TP += tp[k]
+        FP += fp[k]
+        FN += count[k] - tp[k]
+    current = _micro_f1(TP, FP, FN)
+    while True:
+        best = -1
+        best_score = 0.0
+        for k in range(n_labels):
+            if chosen[k]:
+                continue
+            # The label's false negatives become true positives; its negatives, false positives.
+            d_tp = count[k] - tp[k]
+            d_fp = (n_records - count[k]) - fp[k]
+            score = _micro_f1(TP + d_tp, FP + d_fp, FN - d_tp)
+            if best < 0 or score > best_score:
+                best = k
+                best_score = score
+        if best < 0 or not best_score > current:
+            break
+        chosen[best] = 1
+        d_tp = count[best] - tp[best]
+        d_fp = (n_records - count[best]) - fp[best]
+        TP += d_tp
+        FP += d_fp
+        FN -= d_tp
+        tp[best] = count[best]
+        fp[best] = n_records - count[best]
+        current = best_score
+    return current
+
+
 def default_tail_greedy(const int64_t[::1] count, int64_t[::1] tp, int64_t[::1] fp, int64_t n_records,
                         uint8_t[::1] chosen):
     """The greedy rounds of the default rule's tail; returns the training micro-F1 after them.
@@ -764,39 +802,30 @@ def default_tail_greedy(const int64_t[::1] count, int64_t[::1] tp, int64_t[::1] 
     :func:`corset.selection.default_tail_from_counts` were, with the same
     arithmetic (each score a quotient of two doubles holding exact integers).
     """
-    cdef Py_ssize_t n_labels = count.shape[0], k, best
-    cdef int64_t TP = 0, FP = 0, FN = 0, d_tp, d_fp
-    cdef double current, score, best_score
+    cdef Py_ssize_t n_labels = count.shape[0]
+    cdef double current
     if tp.shape[0] != n_labels or fp.shape[0] != n_labels or chosen.shape[0] != n_labels:
         raise ValueError("count, tp, fp and chosen must have one entry per label")
+    if n_labels == 0:
+        return _micro_f1(0, 0, 0)
     with nogil:
-        for k in range(n_labels):
-            TP += tp[k]
-            FP += fp[k]
-            FN += count[k] - tp[k]
-        current = _micro_f1(TP, FP, FN)
-        while True:
-            best = -1
-            best_score = 0.0
-            for k in range(n_labels):
-                if chosen[k]:
-                    continue
-                # The label's false negatives become true positives; its negatives, false positives.
-                d_tp = count[k] - tp[k]
-                d_fp = (n_records - count[k]) - fp[k]
-                score = _micro_f1(TP + d_tp, FP + d_fp, FN - d_tp)
-                if best < 0 or score > best_score:
-                    best = k
-                    best_score = score
-            if best < 0 or not best_score > current:
-                break
-            chosen[best] = 1
-            d_tp = count[best] - tp[best]
-            d_fp = (n_records - count[best]) - fp[best]
-            TP += d_tp
-            FP += d_fp
-            FN -= d_tp
-            tp[best] = count[best]
-            fp[best] = n_records - count[best]
-            current = best_score
+        current = _default_tail_core(&count[0], &tp[0], &fp[0], n_labels, n_records, &chosen[0])
     return current
+
+
+def default_tail_rows(const int64_t[::1] count, int64_t[:, ::1] tp, int64_t[:, ::1] fp, int64_t n_records,
+                      uint8_t[:, ::1] chosen):
+    """:func:`default_tail_greedy` for each row of ``tp``, ``fp`` and ``chosen`` (one call for many
+    rule lists on the same records, such as every prefix of one); returns each row's micro-F1."""
+    cdef Py_ssize_t n_labels = count.shape[0], n_rows = tp.shape[0], i
+    if (tp.shape[1] != n_labels or fp.shape[1] != n_labels or chosen.shape[1] != n_labels
+            or fp.shape[0] != n_rows or chosen.shape[0] != n_rows):
+        raise ValueError("tp, fp and chosen must have the same rows, each with one entry per label")
+    out = np.zeros(n_rows, dtype=np.float64)
+    cdef double[::1] out_v = out
+    if n_labels == 0 or n_rows == 0:
+        return out
+    with nogil:
+        for i in range(n_rows):
+            out_v[i] = _default_tail_core(&count[0], &tp[i, 0], &fp[i, 0], n_labels, n_records, &chosen[i, 0])
+    return out

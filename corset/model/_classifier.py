@@ -215,11 +215,6 @@ class _PrefixState:
             np.cumsum((new - hits).reshape(m, L), axis=0, out=fp[1:])
         return tp, fp
 
-    def totals(self, tp, fp, default=()):
-        """(TP, FP, FN) of per-label counts ``tp``, ``fp`` with the labels ``default`` also predicted for
-        every record (:func:`_totals`)."""
-        return _totals(self.count, self.n_records, tp, fp, default)
-
 
 def _totals(count, n_records, tp, fp, default=()):
     """(TP, FP, FN) over n_records records whose labels occur ``count`` times, of a rule list with
@@ -256,7 +251,7 @@ def _prefix_curves(model, X_fit, Y_fit, X, Y, min_matched):
     the first k rules left (and the default rule after them).  Which rules
     fire is computed once for every threshold.
     """
-    from ..selection._default import default_tail_from_counts
+    from .._ext import _selection
 
     # A fold fit kept its training and held-out records' BinaryData (in its held-out stop).
     patience = getattr(model, "_held_out_patience", None)
@@ -270,14 +265,17 @@ def _prefix_curves(model, X_fit, Y_fit, X, Y, min_matched):
         kept = tuple(j for j, rule in enumerate(model.rules_) if rule.n_literals and rule.n_matched >= threshold)
         if kept not in done:
             (fit_tp, fit_fp), (tp, fp) = fit.prefix_counts(kept, tails), held_out.prefix_counts(kept, tails)
-            counts = []
-            for k in range(len(kept) + 1):
-                # As fit does: the default rule takes a place of the budget n_rules.
-                with_default = model.default_rule and k < model.n_rules
-                default = (default_tail_from_counts(fit.count, fit_tp[k], fit_fp[k], fit.n_records)[0]
-                           if with_default else ())
-                counts.append(held_out.totals(tp[k], fp[k], default))
-            done[kept] = tuple(np.asarray(c, dtype=np.int64) for c in zip(*counts))
+            # Each prefix's default rule (default_tail_from_counts on the training counts, all
+            # prefixes in one call); as fit does, it takes a place of the budget n_rules.
+            default = np.zeros(tp.shape, dtype=np.uint8)
+            with_default = min(len(kept) + 1, model.n_rules) if model.default_rule else 0
+            _selection.default_tail_rows(fit.count, fit_tp[:with_default].copy(), fit_fp[:with_default].copy(),
+                                         fit.n_records, default[:with_default])
+            # _totals of every prefix: the default rule's labels predicted for every held-out record.
+            count, n = held_out.count, held_out.n_records
+            TP = tp.sum(axis=1) + ((count - tp) * default).sum(axis=1)
+            FP = fp.sum(axis=1) + ((n - count - fp) * default).sum(axis=1)
+            done[kept] = (TP, FP, int(count.sum()) - TP)
         out.append(done[kept])
     return out
 
