@@ -1160,7 +1160,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if self.prune_redundant:
             self.rules_ = _without_redundant(self.rules_)
         if self.default_rule and len(self.rules_) < params["n_rules"] and not scored_only:
-            default = self._make_default_rule(data, Yb, kept.rules)
+            default = self._make_default_rule(data, kept.rules)
             if default is not None:
                 self.rules_.append(default)
         return self
@@ -1416,7 +1416,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             out.append(tuple(int(_intersect.intersect_count(rows, labels[k])) for k in tail))
         return out
 
-    def _make_default_rule(self, data, Yb, selected):
+    def _make_default_rule(self, data, selected):
         """``IF TRUE THEN T0`` after the ``selected`` rules (heads as literal ids of ``data``), or None.
 
         T0 comes from :func:`corset.selection.default_tail`, from the rules' per-label counts.

@@ -371,9 +371,8 @@ class _CandidateStore:
         """Rule ``number`` was selected: it is no longer eligible, and every sum grows by d(·, it)."""
         if not self.active:
             return
-        slot = int(self.slot.view[number]) - 1 if number < self.slot.size else -1
-        if slot >= 0:   # chosen from this step's pool: stored
-            self.eligible.view[slot] = 0
+        # Chosen from this step's pool, which pool() stored whole.
+        self.eligible.view[self.slot.view[number] - 1] = 0
         if self.lam > 0:
             _selection.add_distance_sums(*self.supports.arrays(), *self.tails.arrays(), self.eligible.view,
                                          *state.chosen_csr(len(state) - 1), self.sums.view)
