@@ -138,6 +138,7 @@ class BinaryData:
         self.record_n_labels = _frozen(self.record_labels.lengths(), np.int64)
         self.n_label_occurrences = int(Y.nnz)
         self._column_bits = None
+        self._label_ranks = None
         # Plain features: no literal is declared the negation of another (see with_negations).
         self.n_base_features = self.n_features
         self.negated_features = _frozen(np.zeros(0, dtype=INDEX_DTYPE), INDEX_DTYPE)
@@ -225,9 +226,25 @@ class BinaryData:
                                      _frozen(_intersect.bitsets(l.indptr, l.ids, n_words), np.uint64), n_words)
         return self._column_bits
 
+    def label_ranks(self):
+        """Per label and word of :meth:`column_bitsets`' label bitsets, the records of D[{l}] before it.
+
+        int32, laid out as the label bitsets (see
+        :func:`corset._ext._intersect.bitset_ranks`): with them, the position
+        of record i in label l's sorted records is one popcount away.  Built
+        on first use and kept (half the label bitsets' size); None when
+        there are no bitsets.
+        """
+        if self._label_ranks is None:
+            _, label_bits, n_words = self.column_bitsets()
+            self._label_ranks = (None if label_bits is None else
+                                 _frozen(_intersect.bitset_ranks(label_bits, self.n_labels, n_words), np.int32))
+        return self._label_ranks
+
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["_column_bits"] = None   # a cache, rebuilt on demand
+        state["_column_bits"] = None   # caches, rebuilt on demand
+        state["_label_ranks"] = None
         return state
 
     def __repr__(self):

@@ -474,3 +474,115 @@ def test_label_major_gains_are_the_record_major_ones_bit_for_bit(case, draw):
         assert got[1].tobytes() == want[1].tobytes()
         assert got[2] == want[2]
     np.testing.assert_array_equal(early.label_credit(), late.label_credit())
+
+
+def _label_major_case(seed, n_records, density):
+    """Data, a pool's statistics and a coverage state with rules chosen, on several words of records."""
+    from corset.rules import Coverage
+
+    rng = np.random.RandomState(seed)
+    X = rng.rand(n_records, 8) < density
+    Y = rng.rand(n_records, 5) < rng.uniform(0.05, 0.7, size=5)
+    data = BinaryData(X, Y)
+    pool = sorted({(tuple(sorted(rng.choice(8, size=rng.randint(1, 3), replace=False).tolist())),
+                    tuple(sorted(rng.choice(5, size=rng.randint(1, 4), replace=False).tolist())))
+                   for _ in range(40)})
+    stats = rule_statistics(data, pool)
+    coverage = Coverage(data)
+    for i in rng.choice(len(pool), size=min(6, len(pool)), replace=False):
+        coverage.add(*pool[i], support=stats.support(i), accuracy=float(stats.accuracy[i]))
+    sums = rng.uniform(0, 3, size=len(pool))
+    eligible = (rng.rand(len(pool)) < 0.8).astype(np.uint8)
+    return rng, data, stats, coverage, sums, eligible
+
+
+def _label_major_gains(data, stats, credit, sums, eligible, lam, submodular, ranks=True, **arrays):
+    labels = data.label_records
+    _, label_bits, n_words = data.column_bitsets()
+    extra = (arrays.get("label_bits", label_bits), arrays.get("label_ranks", data.label_ranks()),
+             arrays.get("n_words", n_words)) if ranks else ()
+    gains = np.zeros(len(stats))
+    areas = np.zeros(len(stats), dtype=np.int64)
+    best = _selection.greedy_gains_by_label(
+        labels.indptr, labels.ids, credit, arrays.get("support_indptr", stats.support_indptr),
+        arrays.get("support_ids", stats.support_ids), stats.tail_indptr, stats.tail_ids, stats.accuracy,
+        sums, eligible, lam, submodular, gains, areas, *extra)
+    return areas, gains, best
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+@pytest.mark.parametrize("n_records, density", [(63, 0.5), (64, 0.3), (300, 0.5), (1000, 0.05), (700, 0.8)])
+def test_rank_gains_are_the_gallop_gains_bit_for_bit(global_random_seed, n_records, density, quality):
+    # Occurrences found by rank in the label bitsets: the same areas, the same gains to the bit
+    # and the same pick as galloping along the labels' lists and as the record-major kernel.
+    rng, data, stats, coverage, sums, eligible = _label_major_case(global_random_seed, n_records, density)
+    submodular = quality == "submodular"
+    for lam in (0.0, 0.3):
+        want = _areas(data, stats, coverage.covered, coverage.best_accuracy, lam, sums, submodular, eligible)
+        gallop = _label_major_gains(data, stats, coverage.label_credit(), sums, eligible, lam, submodular,
+                                    ranks=False)
+        rank = _label_major_gains(data, stats, coverage.label_credit(), sums, eligible, lam, submodular)
+        for got in (gallop, rank):
+            assert got[0].tolist() == want[0].tolist()
+            assert got[1].tobytes() == want[1].tobytes()
+            assert got[2] == want[2]
+        assert rank[0].sum() > 0   # the case covers something
+
+
+def test_rank_gains_skip_what_the_lists_do_not_hold(global_random_seed):
+    # Supports holding records outside their tails' lists, or past the bitsets' words, and
+    # bitsets that do not match the lists: skipped as the gallop skips them, no read outside.
+    rng, data, stats, coverage, sums, eligible = _label_major_case(global_random_seed, 200, 0.5)
+    credit = coverage.label_credit()
+    n_records = data.n_records
+    support_ids = np.empty(stats.support_ids.size, dtype=np.int32)
+    for r in range(len(stats)):   # rows of distinct random records, sorted: many are outside D[T]
+        row = slice(stats.support_indptr[r], stats.support_indptr[r + 1])
+        support_ids[row] = np.sort(rng.choice(n_records, size=row.stop - row.start, replace=False))
+    for submodular in (False, True):
+        want = _label_major_gains(data, stats, credit, sums, eligible, 0.2, submodular, ranks=False,
+                                  support_ids=support_ids)
+        got = _label_major_gains(data, stats, credit, sums, eligible, 0.2, submodular, support_ids=support_ids)
+        assert got[0].tolist() == want[0].tolist() and got[1].tobytes() == want[1].tobytes()
+    # Past the last word: one word fewer than the records need, every id of the last word skipped.
+    _, label_bits, n_words = data.column_bitsets()
+    short = np.ascontiguousarray(label_bits.reshape(data.n_labels, n_words)[:, :-1]).ravel()
+    ranks = np.ascontiguousarray(data.label_ranks().reshape(data.n_labels, n_words)[:, :-1]).ravel()
+    kept = support_ids < (n_words - 1) * 64
+    indptr = np.concatenate([[0], np.cumsum([kept[stats.support_indptr[r]:stats.support_indptr[r + 1]].sum()
+                                             for r in range(len(stats))])]).astype(np.int64)
+    want = _label_major_gains(data, stats, credit, sums, eligible, 0.2, True, ranks=False,
+                              support_indptr=indptr, support_ids=support_ids[kept])
+    got = _label_major_gains(data, stats, credit, sums, eligible, 0.2, True, support_ids=support_ids,
+                             label_bits=short, label_ranks=ranks, n_words=n_words - 1)
+    assert got[0].tolist() == want[0].tolist() and got[1].tobytes() == want[1].tobytes()
+    # Every bit set: ranks run past the labels' lists and are skipped there.
+    full = np.full_like(label_bits, np.iinfo(np.uint64).max)
+    from corset._ext._intersect import bitset_ranks
+
+    areas, _, _ = _label_major_gains(data, stats, credit, sums, eligible, 0.2, True, support_ids=support_ids,
+                                     label_bits=full, label_ranks=bitset_ranks(full, data.n_labels, n_words))
+    assert areas.min() >= 0 and areas.sum() <= (credit < 0).sum() * len(stats)
+    with pytest.raises(ValueError, match="both"):
+        _label_major_gains(data, stats, credit, sums, eligible, 0.2, True, label_ranks=None)
+    with pytest.raises(ValueError, match="too small"):
+        _label_major_gains(data, stats, credit, sums, eligible, 0.2, True, label_bits=label_bits[:-1])
+
+
+def test_label_ranks_count_the_records_before_each_word(monkeypatch):
+    import corset.binarydata as binarydata
+    from corset._ext._intersect import bitset_ranks
+
+    rng = np.random.RandomState(0)
+    data = BinaryData(rng.rand(300, 4) < 0.5, rng.rand(300, 3) < 0.3)
+    ranks = data.label_ranks()
+    assert data.label_ranks() is ranks and ranks.dtype == np.int32 and not ranks.flags.writeable
+    _, label_bits, n_words = data.column_bitsets()
+    for k in range(3):
+        records = data.label_records[k]
+        for w in range(n_words):
+            assert ranks[k * n_words + w] == np.count_nonzero(records < 64 * w)
+    with pytest.raises(ValueError, match="words for"):
+        bitset_ranks(label_bits, 3, n_words + 1)
+    monkeypatch.setattr(binarydata, "BITSET_BYTES", 8)
+    assert BinaryData(data.X, data.Y).label_ranks() is None

@@ -257,6 +257,29 @@ def bitsets(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t n_words)
     return out
 
 
+def bitset_ranks(const uint64_t[::1] bits, Py_ssize_t n_rows, Py_ssize_t n_words):
+    """Per row and word of :func:`bitsets`' output, the number of bits set in the row's words before it.
+
+    int32, laid out as ``bits`` (row r's word w at ``r * n_words + w``): the
+    rank of id i in row r, its position in the row's sorted ids, is
+    ``ranks[r * n_words + (i >> 6)]`` plus the bits of word ``i >> 6``
+    below bit ``i & 63``.  Rows must hold fewer than 2^31 ids.
+    """
+    if n_rows < 0 or n_words < 0 or bits.shape[0] < n_rows * n_words:
+        raise ValueError(f"bitset_ranks: {bits.shape[0]} words for {n_rows} rows of {n_words} words")
+    out = np.zeros(max(n_rows * n_words, 1), dtype=np.int32)
+    cdef index_t[::1] ranks = out
+    cdef Py_ssize_t r, w
+    cdef index_t seen
+    with nogil:
+        for r in range(n_rows):
+            seen = 0
+            for w in range(n_words):
+                ranks[r * n_words + w] = seen
+                seen += popcount64(bits[r * n_words + w])
+    return out
+
+
 def add_predictions(uint8_t[:, ::1] predicted, const index_t[::1] rows, const index_t[::1] tail,
                     const ptr_t[::1] label_indptr, const index_t[::1] label_ids,
                     int64_t[::1] label_tp, int64_t[::1] label_predicted):

@@ -34,6 +34,15 @@ from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, uint64_t, int64_t, f
 cdef extern from "corset_bits.h":
     int ctz64 "corset_ctz64"(uint64_t x) noexcept nogil
 
+cdef extern from "corset_gains.h":
+    Py_ssize_t rank_gains "corset_rank_gains"(
+        const ptr_t* label_indptr, const float64_t* credit, const uint64_t* label_bits,
+        const index_t* ranks, Py_ssize_t n_words, const ptr_t* support_indptr, const index_t* support_ids,
+        const ptr_t* tail_indptr, const index_t* tail_ids, const float64_t* accuracy,
+        const float64_t* distance_sums, const uint8_t* eligible, Py_ssize_t n_candidates,
+        float64_t lam, int submodular, float64_t* gains, int64_t* areas, ptr_t* base,
+        const uint64_t** bits, const index_t** rank_rows) noexcept nogil
+
 
 # A rule's supports come from ANDed record bitsets instead of merged id lists
 # when its shortest list has at least this many ids per word of a bitset, or
@@ -638,7 +647,9 @@ def greedy_gains_by_label(const ptr_t[::1] label_indptr, const index_t[::1] labe
                           const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids,
                           const float64_t[::1] accuracy, const float64_t[::1] distance_sums,
                           const uint8_t[::1] eligible, float64_t lam, bint submodular,
-                          float64_t[::1] gains, int64_t[::1] areas):
+                          float64_t[::1] gains, int64_t[::1] areas,
+                          const uint64_t[::1] label_bits=None, const index_t[::1] label_ranks=None,
+                          Py_ssize_t n_words=0):
     """:func:`greedy_gains` with the coverage state in label-major form, the same results.
 
     ``label_indptr``/``label_ids``: label -> sorted records (D[{k}]);
@@ -647,14 +658,40 @@ def greedy_gains_by_label(const ptr_t[::1] label_indptr, const index_t[::1] labe
     ``corset._ext._coverage.cover_by_label``).  The records of each label
     lie together, so a candidate's reads stay in the stretches of its tail's
     labels instead of visiting every record's row of Y.
+
+    With ``label_bits`` and ``label_ranks`` (both or neither): D[{k}] of
+    every label as a bitset of ``n_words`` words (as
+    :meth:`corset.BinaryData.column_bitsets` gives them) and, per label and
+    word, the number of bits set in the label's words before it
+    (:func:`corset._ext._intersect.bitset_ranks`).  The position of
+    occurrence (r, k) in label k's list is then its rank, one popcount
+    away, instead of a gallop along the list: the same results, about twice
+    as fast on large data.
     """
     cdef Py_ssize_t n_candidates = accuracy.shape[0], chosen, c, widest = 1
+    cdef Py_ssize_t n_labels = label_indptr.shape[0] - 1
     if n_candidates == 0:
         return -1
+    if (label_bits is None) != (label_ranks is None):
+        raise ValueError("greedy_gains_by_label: pass both label_bits and label_ranks, or neither")
+    if label_bits is not None and (n_words < 1 or label_bits.shape[0] < n_labels * n_words
+                                   or label_ranks.shape[0] < n_labels * n_words):
+        raise ValueError(f"greedy_gains_by_label: bitsets and ranks too small for {n_labels} labels "
+                         f"with n_words={n_words}")
     for c in range(n_candidates):
         widest = max(widest, tail_indptr[c + 1] - tail_indptr[c])
     cursor = np.empty(2 * widest, dtype=np.int64)
     cdef ptr_t[::1] cursor_v = cursor
+    rows = np.empty(2 * widest, dtype=np.uintp)   # per tail slot: its label's bitset, then its ranks
+    cdef size_t[::1] rows_v = rows
+    if label_bits is not None and n_labels > 0 and credit.shape[0] > 0:
+        with nogil:
+            chosen = rank_gains(&label_indptr[0], &credit[0], &label_bits[0], _iptr(label_ranks), n_words,
+                                &support_indptr[0], _iptr(support_ids), &tail_indptr[0], _iptr(tail_ids),
+                                &accuracy[0], &distance_sums[0], &eligible[0], n_candidates, lam, submodular,
+                                &gains[0], &areas[0], &cursor_v[0], <const uint64_t**> &rows_v[0],
+                                <const index_t**> &rows_v[widest])
+        return chosen
     with nogil:
         chosen = _greedy_gains_by_label_core(&label_indptr[0], _iptr(label_ids),
                                              &credit[0] if credit.shape[0] else NULL,

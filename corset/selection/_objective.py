@@ -90,7 +90,9 @@ def _areas(data, stats, covered, best, lam=0.0, distance_sums=None, submodular=F
 
     With ``coverage`` (the :class:`~corset.rules.Coverage` that ``covered`` and
     ``best`` belong to) the kernel reads its label-major form instead: the same
-    results, with reads that stay near each other on large data.
+    results, with reads that stay near each other on large data, and finds
+    each occurrence by its rank in the labels' record bitsets when the data
+    has them (:meth:`~corset.BinaryData.label_ranks`).
     """
     n = len(stats)
     gains = np.zeros(n, dtype=np.float64)
@@ -101,10 +103,12 @@ def _areas(data, stats, covered, best, lam=0.0, distance_sums=None, submodular=F
         eligible = np.ones(n, dtype=np.uint8)
     if coverage is not None:
         labels = data.label_records
+        _, label_bits, n_words = data.column_bitsets()
         chosen = _selection.greedy_gains_by_label(
             labels.indptr, labels.ids, coverage.label_credit(),
             stats.support_indptr, stats.support_ids, stats.tail_indptr, stats.tail_ids,
-            stats.accuracy, distance_sums, eligible, float(lam), bool(submodular), gains, areas)
+            stats.accuracy, distance_sums, eligible, float(lam), bool(submodular), gains, areas,
+            label_bits, data.label_ranks(), n_words)
         return areas, gains, chosen
     Y = data.Y
     chosen = _selection.greedy_gains(
