@@ -565,6 +565,9 @@ def test_rank_gains_skip_what_the_lists_do_not_hold(global_random_seed):
     assert areas.min() >= 0 and areas.sum() <= (credit < 0).sum() * len(stats)
     with pytest.raises(ValueError, match="both"):
         _label_major_gains(data, stats, credit, sums, eligible, 0.2, True, label_ranks=None)
+    for ranks in (False, True):   # a credit array that is not one value per label occurrence
+        with pytest.raises(ValueError, match="label occurrences"):
+            _label_major_gains(data, stats, credit[:-1], sums, eligible, 0.2, True, ranks=ranks)
     with pytest.raises(ValueError, match="too small"):
         _label_major_gains(data, stats, credit, sums, eligible, 0.2, True, label_bits=label_bits[:-1])
 

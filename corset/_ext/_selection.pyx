@@ -672,6 +672,9 @@ def greedy_gains_by_label(const ptr_t[::1] label_indptr, const index_t[::1] labe
     cdef Py_ssize_t n_labels = label_indptr.shape[0] - 1
     if n_candidates == 0:
         return -1
+    if credit.shape[0] != label_indptr[n_labels]:
+        raise ValueError(f"greedy_gains_by_label: credit holds {credit.shape[0]} values for "
+                         f"{label_indptr[n_labels]} label occurrences")
     if (label_bits is None) != (label_ranks is None):
         raise ValueError("greedy_gains_by_label: pass both label_bits and label_ranks, or neither")
     if label_bits is not None and (n_words < 1 or label_bits.shape[0] < n_labels * n_words
