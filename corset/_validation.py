@@ -211,3 +211,14 @@ def check_positive_int(value, name, *, minimum=1, allow_none=False):
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value}")
     return int(value)
+
+
+def check_unique_names(names, name, item):
+    """Raise when ``names`` (strings) holds a name twice: rules, exports and ``rules_by_label``
+    would then not say which ``item`` they mean."""
+    seen = set()
+    for n in names:
+        if n in seen:
+            count = sum(1 for m in names if m == n)
+            raise ValueError(f"{name}: the name {n!r} appears {count} times; each {item} needs a name of its own")
+        seen.add(n)

@@ -195,6 +195,66 @@ def test_a_value_that_is_not_finite_is_named_by_its_column(bad):
         CorsetClassifier(random_state=0).fit(frame, Y)
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_value_that_is_not_finite_at_predict_is_named_by_its_column(bad):
+    """At predict too the column is named as in fit (the binarizer itself only saw numbers)."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(40, 3))
+    Y = (rng.uniform(size=(40, 2)) > 0.5).astype(int)
+    kind = "NaN" if np.isnan(bad) else "infinity"
+    X_new = X.copy()
+    X_new[7, 2] = bad
+    model = CorsetClassifier(random_state=0).fit(X, Y, feature_names=["loudness", "tempo", "pitch"])
+    with pytest.raises(ValueError, match=f"{kind} in column 'pitch'"):
+        model.predict(X_new)
+    columns = ["loudness", "tempo", "pitch"]
+    model = CorsetClassifier(random_state=0).fit(pd.DataFrame(X, columns=columns), Y)
+    with pytest.raises(ValueError, match=f"{kind} in column 'pitch'"):
+        model.predict(pd.DataFrame(X_new, columns=columns))
+    model = CorsetClassifier(random_state=0).fit(X, Y)
+    with pytest.raises(ValueError, match=f"{kind} in column 'x2'"):
+        model.predict_proba(X_new)
+
+
+def test_complex_features_are_refused_not_cut_to_their_real_part():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(40, 3))
+    Y = (X[:, :2] > 0).astype(int)
+    for bad in (X + 1j, (X + 0j).tolist(), sp.csr_matrix(X + 1j)):
+        with pytest.raises(ValueError, match="complex"):
+            CorsetClassifier(random_state=0).fit(bad, Y)
+    frame = pd.DataFrame({"a": X[:, 0] + 0j, "b": X[:, 1]})
+    with pytest.raises(ValueError, match="column 'a' of X holds complex numbers"):
+        CorsetClassifier(random_state=0).fit(frame, Y)
+    model = CorsetClassifier(random_state=0).fit(X, Y)
+    with pytest.raises(ValueError, match="complex"):
+        model.predict(X + 0j)
+    with pytest.raises(ValueError, match="Y holds complex numbers"):
+        CorsetClassifier(random_state=0).fit(X, Y + 0j)
+
+
+def test_names_given_twice_are_refused():
+    """Two features or two labels of one name would make the printed rules ambiguous
+    (and ``rules_by_label`` would merge the labels)."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(40, 3))
+    Y = (X > 0).astype(int)
+    with pytest.raises(ValueError, match="feature_names: the name 'a' appears 2 times"):
+        CorsetClassifier(random_state=0).fit(X, Y, feature_names=["a", "b", "a"])
+    with pytest.raises(ValueError, match="label_names: the name 'y' appears 3 times"):
+        CorsetClassifier(random_state=0).fit(X, Y, label_names=["y", "y", "y"])
+    with pytest.raises(ValueError, match="Y's column names: the name 'u' appears 2 times"):
+        CorsetClassifier(random_state=0).fit(X, pd.DataFrame(Y, columns=["u", "v", "u"]))
+    # Names that differ only as given (1 and "1") are the same name in the rules.
+    with pytest.raises(ValueError, match="label_names: the name '1' appears 2 times"):
+        CorsetClassifier(random_state=0).fit(X, Y, label_names=[1, "1", 2])
+    model = CorsetClassifier(random_state=0).fit(X, Y, feature_names=["a", "b", "c"], label_names=["u", "v", "w"])
+    assert model.label_names_ == ["u", "v", "w"]
+
+
 def _dated_frame(pd, n=240, seed=0):
     rng = np.random.RandomState(seed)
     signup = pd.Series(pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.randint(0, 730, n), unit="D"))

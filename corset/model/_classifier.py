@@ -19,7 +19,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, InvalidParamet
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_binary_matrix
+from .._validation import check_binary_matrix, check_unique_names
 from ..binarydata import BinaryData, with_negated_columns
 from ..selection._objective import QUALITIES
 from ..selection._stopping import StoppingCriterion
@@ -135,6 +135,9 @@ def _check_label_values(Y):
         except ValueError:
             raise ValueError("Y could not be read as a matrix (rows of different lengths?); for a list of "
                              "label lists use sklearn.preprocessing.MultiLabelBinarizer") from None
+    if values.dtype.kind == "c":
+        raise ValueError("Complex data not supported: Y holds complex numbers; every label must be 0 or 1 in "
+                         "every record")
     if values.dtype.kind == "f" and not np.isfinite(values).all():
         if np.isnan(values).any():
             raise ValueError("Input y contains NaN: a missing label; every label must be 0 or 1 in every record")
@@ -994,6 +997,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             names = [str(n) for n in label_names]
         if names is not None and len(names) != Yb.shape[1]:
             raise ValueError(f"label_names has {len(names)} names for {Yb.shape[1]} labels")
+        if names is not None:
+            check_unique_names(names, "label_names" if label_names is not None else "Y's column names", "label")
         return Yb, names, output
 
     # -- fit --------------------------------------------------------------------

@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .._validation import check_binary_matrix
+from .._validation import check_binary_matrix, check_unique_names
 from ..preprocessing import PercentileBinarizer, _first_nonfinite, nonfinite_message
 
 __all__ = ["RawFeatures"]
@@ -203,6 +203,7 @@ class RawFeatures:
             if len(feature_names) != values.shape[1]:
                 raise ValueError(f"feature_names has {len(feature_names)} names for {values.shape[1]} columns "
                                  "of X")
+            check_unique_names(feature_names, "feature_names", "column of X")
             names = feature_names
         n_samples, n_features = values.shape
         if n_samples < 1:
@@ -246,10 +247,17 @@ class RawFeatures:
 
     def transform(self, X):
         """Binarize new raw records the way ``fit_transform`` did."""
-        values, _, _, _ = self._numeric(X, fit=False)
+        values, names, _, _ = self._numeric(X, fit=False)
         if self.binarizer_ is None:
             return check_binary_matrix(values, "X")
-        return check_binary_matrix(self.binarizer_.transform(values), "X")
+        try:
+            Xb = self.binarizer_.transform(values)
+        except ValueError:
+            # The binarizer saw numbers only and names a column x<j>: name it as the user does.
+            # (Checked here only on failure: a second pass over every value would cost predict.)
+            self.check_finite((values, names))
+            raise
+        return check_binary_matrix(Xb, "X")
 
     # -- conversion to numbers ------------------------------------------------------
     @classmethod
@@ -286,10 +294,17 @@ class RawFeatures:
                 raise ValueError(f"X is a NumPy {X.dtype} array; pass a pandas DataFrame whose date or duration "
                                  "columns are read as such (in seconds, whatever their resolution)")
             try:
-                values = np.asarray(X, dtype=np.float64)
+                values = np.asarray(X)
+                complex_values = values.dtype.kind == "c"
+                if not complex_values:
+                    values = np.asarray(values, dtype=np.float64)
             except ValueError:
                 raise ValueError("X holds values that are not numbers: pass a pandas DataFrame, whose string "
                                  "and categorical columns are read as nominal features") from None
+            if complex_values:
+                # float64 would keep the real parts and drop the imaginary ones without a word.
+                raise ValueError("Complex data not supported: X holds complex numbers; the features must be real "
+                                 "numbers")
             if values.ndim != 2:
                 raise ValueError(f"X must be 2-D (n_samples, n_features); got shape {values.shape}")
         n = values.shape[1]
@@ -330,6 +345,9 @@ class RawFeatures:
                 categories.append(None)
                 continue
             if not nominal[j]:
+                if column.dtype.kind == "c":
+                    raise ValueError(f"Complex data not supported: column {name!r} of X holds complex numbers; the "
+                                     "features must be real numbers")
                 try:
                     columns.append(np.asarray(column, dtype=np.float64))
                 except (TypeError, ValueError):
