@@ -292,7 +292,10 @@ def _run_fit(args, out):
         params["head_sampler"] = args.head_sampler
     model = CorsetClassifier.paper(**params) if args.preset == "paper" else CorsetClassifier(**params)
     names = {} if hasattr(X, "columns") else {"feature_names": feature_names}
-    model.fit(X, Y, label_names=None if hasattr(Y, "columns") else label_names, **names)
+    try:
+        model.fit(X, Y, label_names=None if hasattr(Y, "columns") else label_names, **names)
+    except ValueError as exc:   # what is wrong is in the file: say which
+        raise CommandError(f"{args.train}: {exc}") from None
     print(model, file=out)
     if args.output:
         Path(args.output).write_text(model.to_json(indent=1))
@@ -333,7 +336,10 @@ def _run_predict(args, out):
     model = _load_model(args.model)
     X, _, feature_names, _ = _read_data(args.data, label_xml=args.label_xml, n_labels=args.n_labels,
                                         label_names=model.label_names_, n_features=model.n_features_in_)
-    predicted = model.predict(X)
+    try:
+        predicted = model.predict(X)
+    except ValueError as exc:
+        raise CommandError(f"{args.data}: {exc}") from None
     predicted = predicted.toarray() if hasattr(predicted, "toarray") else predicted
     frame = pd.DataFrame(predicted.astype(int), columns=model.label_names_)
     if args.output:
@@ -348,13 +354,19 @@ def _run_evaluate(args, out):
     import numpy as np
     from sklearn.metrics import accuracy_score, f1_score, hamming_loss
 
+    from ._validation import check_binary_matrix
+
     model = _load_model(args.model)
     X, Y, _, _ = _read_data(args.test, label_xml=args.label_xml, n_labels=args.n_labels,
                             label_names=model.label_names_, n_features=model.n_features_in_)
     if Y is None:
         raise CommandError(f"{args.test}: the model's label columns are not in the file")
-    Y = np.asarray(Y.to_numpy() if hasattr(Y, "to_numpy") else (Y.toarray() if hasattr(Y, "toarray") else Y))
-    P = model.predict(X)
+    try:
+        # The metrics would only say they cannot mix target types: name the file and the values.
+        Y = check_binary_matrix(Y.to_numpy() if hasattr(Y, "to_numpy") else Y, "its labels").toarray()
+        P = model.predict(X)
+    except ValueError as exc:
+        raise CommandError(f"{args.test}: {exc}") from None
     P = np.asarray(P.toarray() if hasattr(P, "toarray") else P)
     lengths = [r.n_literals for r in model.rules_]
     rows = [("micro-F1", f1_score(Y, P, average="micro", zero_division=0)),

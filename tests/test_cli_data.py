@@ -103,6 +103,33 @@ def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+def test_errors_in_a_data_file_name_the_file_and_the_value(tmp_path):
+    """What the estimator refuses in a file is reported with the file's name; a label that is not
+    0/1 is named by value (evaluate used to end in scikit-learn's "can't handle a mix" message)."""
+    frame = _synthetic_frames()
+    labels = ",".join(f"l{k}" for k in range(5))
+    frame.iloc[:200].to_csv(tmp_path / "train.csv", index=False)
+    assert corset("fit", "train.csv", "--labels", labels, "-o", "model.json", "--quiet", cwd=tmp_path).returncode == 0
+    bad = frame.iloc[200:].copy()
+    bad.loc[bad.index[3], "l1"] = 2
+    bad.to_csv(tmp_path / "labels.csv", index=False)
+    missing = frame.iloc[200:].copy()
+    missing.loc[missing.index[4], "f3"] = np.nan
+    missing.to_csv(tmp_path / "missing.csv", index=False)
+    for args, message in [
+        (("evaluate", "model.json", "labels.csv"), "labels.csv: its labels must be a binary (0/1) matrix; it holds "
+                                                   "other values, e.g. [2]"),
+        (("fit", "labels.csv", "--labels", labels, "--quiet"), "labels.csv: Y must be a binary (0/1) indicator "
+                                                                "matrix; got a 'multiclass-multioutput' target: it "
+                                                                "holds other values, e.g. [2]"),
+        (("predict", "model.json", "missing.csv"), "missing.csv: Input X contains NaN in column 'f3'"),
+        (("fit", "missing.csv", "--labels", labels, "--quiet"), "missing.csv: Input X contains NaN in column 'f3'"),
+    ]:
+        result = corset(*args, cwd=tmp_path)
+        assert result.returncode == 2, (args, result.stdout)
+        assert message in result.stderr and "Traceback" not in result.stderr, (args, result.stderr)
+
+
 def test_version_and_help(tmp_path):
     version = corset("--version", cwd=tmp_path)
     assert version.returncode == 0 and version.stdout.startswith("corset ")

@@ -985,7 +985,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             elif Y.ndim == 2:
                 target = type_of_target(Y, input_name="Y") if Y.size else "multilabel-indicator"
                 if target in ("continuous-multioutput", "multiclass-multioutput", "continuous"):
-                    raise ValueError(f"Y must be a binary (0/1) indicator matrix; got a {target!r} target")
+                    other = np.unique(Y[(Y != 0) & (Y != 1)])[:5].tolist()
+                    raise ValueError(f"Y must be a binary (0/1) indicator matrix; got a {target!r} target: it "
+                                     f"holds other values, e.g. {other}")
                 Yb = check_binary_matrix(Y, "Y")
                 output = {"kind": "dense", "dtype": np.dtype(Y.dtype).str}
             else:
