@@ -299,6 +299,26 @@ def _frequent_label_data(seed=0):
     return X, Y
 
 
+def test_a_default_rule_of_several_labels_prints_their_precisions():
+    """Its precision (every label at once) is about 0 on data where few records carry all its
+    labels: the printed rule shows the range of its labels' precisions instead."""
+    from corset.model._export import format_rule
+
+    names = ("a", "b", "c")
+    default = Rule(head=(), tail=(0, 1, 2), tail_names=names, support=60, precision=0.0,
+                   label_precision=(0.33, 0.42, 0.4))
+    assert format_rule(default) == "IF TRUE THEN a, b, c  (support 60, label precision 0.33 to 0.42)"
+    # One label: its precision is the label's.  A rule with a head: the paper's precision.
+    one = Rule(head=(), tail=(0,), tail_names=names[:1], support=60, precision=0.4, label_precision=(0.4,))
+    assert format_rule(one) == "IF TRUE THEN a  (support 60, precision 0.40)"
+    ruled = Rule(head=(1,), head_names=("f",), tail=(0, 1), tail_names=names[:2], support=9, precision=0.0,
+                 label_precision=(0.5, 0.5))
+    assert format_rule(ruled) == "IF f THEN a, b  (support 9, precision 0.00)"
+    # A rule read from an older export, without label precisions: as before.
+    bare = Rule(head=(), tail=(0, 1), tail_names=names[:2], support=60, precision=0.0)
+    assert format_rule(bare) == "IF TRUE THEN a, b  (support 60, precision 0.00)"
+
+
 def test_default_rule_predicts_frequent_labels_everywhere():
     X, Y = _frequent_label_data()
     clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
