@@ -107,6 +107,9 @@ def plot_rule_stats(model, X=None, Y=None, *, ax=None):
     positions = np.arange(1, n + 1)
     ax.bar(positions, support, color="lightsteelblue", label="support")
     ax.set_xlabel("rule (selection order)")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))   # rules are counted: no 2.5th rule
     ax.set_ylabel("support (records where it fires)")
     twin = ax.twinx()
     twin.plot(positions, precision, "o", color="darkred", markersize=3, label="precision")
@@ -144,6 +147,9 @@ def plot_f1_path(model, X, Y, *, ax=None, label=None):
     ax = _axes(ax, (5.0, 3.5))
     ax.plot(np.arange(1, len(scores) + 1), scores, marker=".", label=label)
     ax.set_xlabel("number of rules")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("micro-F1")
     ax.set_title("Micro-F1 along the greedy path", fontsize=9)
     if label is not None:
