@@ -490,8 +490,12 @@ def _run_cv(args, out):
         raise CommandError(f"{args.data}: no label columns found")
     scoring = {"micro-F1": "f1_micro", "macro-F1": "f1_macro", "sample-F1": "f1_samples"}
     folds = KFold(n_splits=args.folds, shuffle=True, random_state=args.seed)
-    result = cross_validate(CorsetClassifier(random_state=args.seed), X, Y, cv=folds, scoring=scoring,
-                            return_estimator=True)
+    try:
+        # error_score="raise": a fold whose fit fails would otherwise be scored NaN, with a warning.
+        result = cross_validate(CorsetClassifier(random_state=args.seed), X, Y, cv=folds, scoring=scoring,
+                                return_estimator=True, error_score="raise")
+    except ValueError as exc:
+        raise CommandError(f"{args.data}: {exc}") from None
     print(f"{args.data}: {args.folds}-fold cross-validation (seed {args.seed})", file=out)
     for name in scoring:
         values = result[f"test_{name}"]

@@ -123,6 +123,8 @@ def test_errors_in_a_data_file_name_the_file_and_the_value(tmp_path):
                                                                 "matrix; got a 'multiclass-multioutput' target: it "
                                                                 "holds other values, e.g. [2]"),
         (("predict", "model.json", "missing.csv"), "missing.csv: Input X contains NaN in column 'f3'"),
+        # cv used to score the failed folds NaN and then crash on a fold model without rules.
+        (("cv", "missing.csv", "--labels", labels, "--folds", "3"), "missing.csv: Input X contains NaN in column 'f3'"),
         (("fit", "missing.csv", "--labels", labels, "--quiet"), "missing.csv: Input X contains NaN in column 'f3'"),
     ]:
         result = corset(*args, cwd=tmp_path)
