@@ -541,3 +541,34 @@ def test_models_saved_before_the_candidate_cap_refit_on_every_record(synthetic):
     old.__setstate__(state)
     assert old.get_params()["max_candidate_records"] is None
     assert (old.predict(X) != model.predict(X)).nnz == 0
+
+
+def test_verbose_shows_the_validation_and_the_selection(capsys):
+    """The fold fits are most of a validated fit's time: with verbose they have a progress bar
+    (named by what they validate), and so does the final selection; without, nothing is printed."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(120, 4))
+    Y = (X[:, :2] > 0).astype(int)
+    CorsetClassifier(random_state=0, verbose=1, **FAST).fit(X, Y)
+    err = capsys.readouterr().err
+    assert "internal validation (cut at p90" in err and "/3 " in err
+    assert "selecting rules" in err
+    quiet = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""
+    # The bars change nothing.
+    loud = CorsetClassifier(random_state=0, verbose=1, **FAST).fit(X, Y)
+    assert [str(r) for r in loud.rules_] == [str(r) for r in quiet.rules_]
+
+
+def test_validation_description_names_what_the_folds_try():
+    from corset.model._classifier import _validation_description
+
+    assert _validation_description({"p90": dict(binarizer=PercentileBinarizer(), negations=False)}) == (
+        "internal validation (cut at p90)")
+    five = PercentileBinarizer(percentile=(10, 30, 50, 70, 90))
+    assert _validation_description({"other": dict(binarizer=five, negations=True)}) == (
+        "internal validation (5 cuts, NOT literals)")
+    assert _validation_description({"given": dict(binarizer="auto", negations=False)}) == "internal validation"
+    assert _validation_description({"given": dict(binarizer="auto", negations=True)}) == (
+        "internal validation (NOT literals)")

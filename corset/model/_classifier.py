@@ -363,6 +363,21 @@ class _HeldOutPatience(StoppingCriterion):
         return self.stopped
 
 
+def _validation_description(candidates):
+    """The progress bar's text for fold fits of ``candidates`` (name -> the parameters they change)."""
+    parts = []
+    for params in candidates.values():
+        binarizer, words = params.get("binarizer"), []
+        percentile = getattr(binarizer, "percentile", None)
+        if percentile is not None:
+            cuts = np.atleast_1d(percentile)
+            words.append(f"cut at p{cuts[0]:g}" if cuts.size == 1 else f"{cuts.size} cuts")
+        if params.get("negations"):
+            words.append("NOT literals")
+        parts.extend(w for w in [", ".join(words)] if w)
+    return "internal validation" + (f" ({'; '.join(parts)})" if parts else "")
+
+
 def _fold_curve(estimator, X_train, Y_train, X_test, Y_test, min_matched=(0,)):
     """Fit ``estimator`` (unpruned: its rules_ are the selection in order) on a fold, stopped by
     :class:`_HeldOutPatience` on the held-out records; its prefix counts for each threshold of
@@ -705,7 +720,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         OpenMP's default spin-waiting can make ``n_jobs > 1`` several times
         slower there.
     verbose : int, default=0
-        **Execution.**  >0 shows a progress bar during selection.
+        **Execution.**  >0 shows a progress bar during selection, and one
+        (removed when done) over the fold fits of the internal validation
+        (the cuts, negated literals and ``validated_stop``).
 
     Attributes
     ----------
@@ -1323,12 +1340,28 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                  _safe_indexing(X, train), Yb[train], _safe_indexing(X, test), Yb[test],
                  [m * train.size / n for m in grid])
                 for _, candidate, train, test, seed in tasks)
-        if n_jobs > 1:
-            from joblib import Parallel, delayed
+        bar = None
+        if self.verbose:
+            # The fold fits are most of a validated fit's time: show them, not only the final selection.
+            from tqdm.auto import tqdm
 
-            results = Parallel(n_jobs=n_jobs)(delayed(_fold_curve)(*job) for job in jobs)
-        else:
-            results = [_fold_curve(*job) for job in jobs]
+            bar = tqdm(total=len(tasks), desc=_validation_description(candidates), unit="fold", leave=False)
+        try:
+            if n_jobs > 1:
+                from joblib import Parallel, delayed
+
+                results = Parallel(n_jobs=n_jobs)(delayed(_fold_curve)(*job) for job in jobs)
+                if bar is not None:
+                    bar.update(len(results))
+            else:
+                results = []
+                for job in jobs:
+                    results.append(_fold_curve(*job))
+                    if bar is not None:
+                        bar.update(1)
+        finally:
+            if bar is not None:
+                bar.close()
         curves = {name: [] for name in candidates}
         for (name, *_), counts in zip(tasks, results):
             curves[name].append(counts)
