@@ -23,10 +23,16 @@ BITSET_BYTES = 64 * 2**20
 """Largest table of per-feature (per-label) record bitsets :meth:`BinaryData.column_bitsets` builds."""
 
 
-def _frozen(a, dtype):
+def _frozen(a, dtype, own=False):
+    """``a`` as a read-only C-contiguous array of ``dtype``.
+
+    A view of another array is copied first (freezing a view would not stop
+    writes through its base), unless ``own``: the caller owns the array and
+    whatever it views, and writes to neither afterwards.
+    """
     a = np.ascontiguousarray(a, dtype=dtype)
     if a.flags.writeable:
-        a = a.copy() if a.base is not None else a
+        a = a.copy() if a.base is not None and not own else a
         a.flags.writeable = False
     return a
 
@@ -53,14 +59,33 @@ def with_negated_columns(X, negated):
     return out
 
 
+def _checked_labels(X, Y):
+    """Y checked as binary with X's records (no labels: zero columns)."""
+    if Y is None:
+        import scipy.sparse as sp
+
+        return sp.csr_array((X.shape[0], 0), dtype=np.uint8)
+    Y = check_binary_matrix(Y, "Y")
+    if X.shape[0] != Y.shape[0]:
+        raise ValueError(f"X and Y must have the same number of records (rows); got {X.shape[0]} and {Y.shape[0]}")
+    return Y
+
+
+def _inverted_index(X):
+    """Feature -> sorted record ids of canonical CSR X (scipy's transposition sorts them)."""
+    Xc = X.tocsc()
+    Xc.sort_indices()
+    return _Index(Xc.indptr, Xc.indices, own=True)
+
+
 class _Index:
     """A CSR-style map from ids to sorted id lists (``indptr``, ``ids``)."""
 
     __slots__ = ("indptr", "ids")
 
-    def __init__(self, indptr, ids):
-        self.indptr = _frozen(indptr, PTR_DTYPE)
-        self.ids = _frozen(ids, INDEX_DTYPE)
+    def __init__(self, indptr, ids, own=False):
+        self.indptr = _frozen(indptr, PTR_DTYPE, own)
+        self.ids = _frozen(ids, INDEX_DTYPE, own)
 
     def __len__(self):
         return self.indptr.shape[0] - 1
@@ -86,9 +111,13 @@ class BinaryData:
     Attributes
     ----------
     X, Y : scipy.sparse.csr_array of dtype uint8
-        Canonical copies of the inputs.
+        Canonical copies of the inputs (the inputs themselves are never
+        written to or shared).
     record_features, record_labels : _Index
         Record -> sorted feature ids / label ids (``F_D`` and ``L_D``).
+        ``record_features.ids`` is ``X.indices`` itself, read-only (when X
+        has int32 ids, as below 2**31 occurrences): the records' feature
+        ids are held once.
     feature_records, label_records : _Index
         Feature -> ``D[{f}]``, label -> ``D[{l}]``: the inverted index.
     feature_counts, label_counts : ndarray of int64
@@ -106,27 +135,33 @@ class BinaryData:
 
     def __init__(self, X, Y=None):
         X = check_binary_matrix(X, "X")
-        if Y is None:
-            import scipy.sparse as sp
+        self._fill(X, _checked_labels(X, Y), _inverted_index(X))
 
-            Y = sp.csr_array((X.shape[0], 0), dtype=np.uint8)
-        else:
-            Y = check_binary_matrix(Y, "Y")
-        if X.shape[0] != Y.shape[0]:
-            raise ValueError(
-                f"X and Y must have the same number of records (rows); got {X.shape[0]} and {Y.shape[0]}"
-            )
-        Xc = X.tocsc()
-        Xc.sort_indices()
-        self._fill(X, Y, _Index(Xc.indptr, Xc.indices))
+    @classmethod
+    def _from_checked(cls, X, Y):
+        """The layer of X and Y as :func:`corset._validation.check_binary_matrix` returned them.
+
+        No second check and no copy: the layer takes X and Y over (their
+        arrays become read-only), so the caller must not write to them.
+        ``Y=None``: no labels (zero columns).
+        """
+        import scipy.sparse as sp
+
+        data = cls.__new__(cls)
+        data._fill(X, sp.csr_array((X.shape[0], 0), dtype=np.uint8) if Y is None else Y, _inverted_index(X))
+        return data
 
     def _fill(self, X, Y, feature_records):
-        """Set every attribute from canonical X and Y and X's inverted index ``feature_records``."""
+        """Set every attribute from canonical X and Y and X's inverted index ``feature_records``.
+
+        X is the layer's own (a checked copy or a matrix built for it): its
+        column ids are ``record_features.ids`` themselves, not a copy.
+        """
         self.X = X
         self.Y = Y
         self.n_records, self.n_features = X.shape
         self.n_labels = Y.shape[1]
-        self.record_features = _Index(X.indptr, X.indices)
+        self.record_features = _Index(X.indptr, X.indices, own=True)
         self.record_labels = _Index(Y.indptr, Y.indices)
         Yc = Y.tocsc()
         Yc.sort_indices()
@@ -159,12 +194,17 @@ class BinaryData:
             Distinct feature ids of X, in the order their negated literals
             take after X's columns.
         """
-        X = check_binary_matrix(X, "X")
+        return cls._checked_with_negations(check_binary_matrix(X, "X"), Y, negated)
+
+    @classmethod
+    def _checked_with_negations(cls, X, Y, negated):
+        """:meth:`with_negations` of an X that :func:`~corset._validation.check_binary_matrix`
+        returned, taken over as by :meth:`_from_checked` (Y is checked here)."""
         negated = np.asarray(negated, dtype=np.int64).reshape(-1)
         if negated.size and (negated.min() < 0 or negated.max() >= X.shape[1]
                              or np.unique(negated).size != negated.size):
             raise ValueError(f"negated must hold distinct feature ids in [0, {X.shape[1]}); got {negated.tolist()}")
-        plain = cls(X, Y)
+        plain = cls._from_checked(X, _checked_labels(X, Y))
         if negated.size == 0:
             return plain
         # Both indexes of the literals from the plain ones, in compiled passes: a negated
@@ -201,7 +241,8 @@ class BinaryData:
         records = records.astype(np.int64, copy=False)
         if records.size and (records[0] < 0 or records[-1] >= self.n_records or np.any(np.diff(records) <= 0)):
             raise ValueError(f"records must hold distinct ids in [0, {self.n_records}) in increasing order")
-        data = type(self)(self.X[records], self.Y[records])
+        # Rows of canonical matrices are canonical: taken over without a check and a copy.
+        data = type(self)._from_checked(self.X[records], self.Y[records])
         data.n_base_features = self.n_base_features
         data.negated_features = self.negated_features
         return data

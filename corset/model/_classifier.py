@@ -1109,7 +1109,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if self.negations == "auto" and negations and not self._negations_in_budget(Xb):
             negations = False   # binary X with dense labels, but too wide for negated literals
         self.negated_features_ = self._negated_features(Xb, negations)
-        data = BinaryData.with_negations(Xb, Yb, self.negated_features_)
+        # Xb and Yb are checked copies of the fit's own: the layer takes them over, no third copy.
+        data = BinaryData._checked_with_negations(Xb, Yb, self.negated_features_)
         rng = check_random_state(self.random_state)
         # Each sampler's options come from the registry entry it was registered with.
         from ..sampling import HEAD_METHODS, TAIL_SPACES
@@ -1147,7 +1148,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         patience = None
         if held_out is not None and not self.second_round:
             Xh = self.features_.transform(held_out[0])
-            patience = _HeldOutPatience(BinaryData.with_negations(Xh, held_out[1], self.negated_features_),
+            patience = _HeldOutPatience(BinaryData._checked_with_negations(Xh, held_out[1], self.negated_features_),
                                         self.default_rule, params["n_rules"], VALIDATION_PATIENCE,
                                         VALIDATION_PATIENCE_FACTOR)
             stopping = patience if stopping is None else [stopping, patience]
@@ -1493,7 +1494,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _literal_heads(Xb, rules, data=None):
-        """``(X', heads)``: X with a column "NOT f" per negated feature of ``rules``, and their heads in it.
+        """``(X', heads)``: X with a column "NOT f" per negated feature of ``rules`` (a BinaryData), and
+        their heads in it.
 
         Only the features some rule negates get a column, so the cost is one
         dense column per such feature.  With ``data`` (instead of ``Xb``), a
@@ -1503,12 +1505,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if data is not None:
             column = {f: data.n_base_features + i for i, f in enumerate(data.negated_features.tolist())}
             return data, [tuple(sorted(r.head + tuple(column[f] for f in r.negated))) for r in rules]
+        # Xb is _check_X's checked copy, and X' a matrix built here: the layer takes it over
+        # without checking and copying it again.
         used = sorted({f for r in rules for f in r.negated})
         if not used:
-            return Xb, [r.head for r in rules]
+            return BinaryData._from_checked(Xb, None), [r.head for r in rules]
         column = {f: Xb.shape[1] + i for i, f in enumerate(used)}
         heads = [tuple(sorted(r.head + tuple(column[f] for f in r.negated))) for r in rules]
-        return with_negated_columns(Xb, np.asarray(used, dtype=np.int64)), heads
+        return BinaryData._from_checked(with_negated_columns(Xb, np.asarray(used, dtype=np.int64)), None), heads
 
     @staticmethod
     def _everywhere(n, columns):
