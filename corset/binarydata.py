@@ -204,18 +204,22 @@ class BinaryData:
         if negated.size and (negated.min() < 0 or negated.max() >= X.shape[1]
                              or np.unique(negated).size != negated.size):
             raise ValueError(f"negated must hold distinct feature ids in [0, {X.shape[1]}); got {negated.tolist()}")
-        plain = cls._from_checked(X, _checked_labels(X, Y))
+        Y = _checked_labels(X, Y)
+        index = _inverted_index(X)
+        data = cls.__new__(cls)
         if negated.size == 0:
-            return plain
+            data._fill(X, Y, index)
+            return data
         # Both indexes of the literals from the plain ones, in compiled passes: a negated
         # literal's records are the complement of its feature's (no validation, no sort,
-        # no transposition of the dense negated columns).
-        f = plain.feature_records
-        neg_indptr, neg_ids = _csr_rows.complement_columns(f.indptr, f.ids, negated, plain.n_records)
-        feature_records = _Index(np.concatenate([f.indptr, f.indptr[-1] + neg_indptr[1:]]),
-                                 np.concatenate([f.ids, neg_ids]))
-        data = cls.__new__(cls)
-        data._fill(with_negated_columns(plain.X, negated), plain.Y, feature_records)
+        # no transposition of the dense negated columns).  The inverted index first: the
+        # plain one is freed before the literals' rows are built (on dense data each is a
+        # large share of the fit's peak memory).
+        neg_indptr, neg_ids = _csr_rows.complement_columns(index.indptr, index.ids, negated, X.shape[0])
+        feature_records = _Index(np.concatenate([index.indptr, index.indptr[-1] + neg_indptr[1:]]),
+                                 np.concatenate([index.ids, neg_ids]), own=True)
+        del index, neg_indptr, neg_ids
+        data._fill(with_negated_columns(X, negated), Y, feature_records)
         data.n_base_features = X.shape[1]
         data.negated_features = _frozen(negated, INDEX_DTYPE)
         return data

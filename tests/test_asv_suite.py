@@ -46,8 +46,8 @@ def test_the_selection_benchmarks_greedy_state_and_step(suite):
     assert np.isfinite(gains).all()
 
 
-# Classes whose setup alone takes more than a few seconds (10^6 records).
-HEAVY = {"SyntheticMillion"}
+# Classes whose setup alone takes more than a few seconds (10^6 records; a 31,000-record fit).
+HEAVY = {"SyntheticMillion", "SyntheticDenseNumeric"}
 
 
 def _classes():

@@ -14,6 +14,13 @@ million label occurrences), fitted by ``CorsetClassifier(random_state=0)``:
   so that speed work cannot silently change what is learnt or lower its
   accuracy.
 
+``SyntheticDenseNumeric``: the same on dense continuous features, where the
+five cuts and their negated literals give each record hundreds of literals,
+so that the binary data layer is most of a fit's memory: 31,000 training
+records of 120 features and 101 labels (mediamill's training size), drawn
+from 12 latent factors (``_dense_numeric``), with the same benchmarks
+(predict on the training records; held-out micro-F1 on 13,277 other records).
+
 ``setup`` generates the data (a few seconds, not timed).  asv's ``peakmem_``
 is the peak resident set of the benchmark's process, so it includes the data
 (about 420 MB with the imports, see ``asv_bench/scale.py``, which prints the
@@ -83,3 +90,41 @@ class SyntheticMillion:
         return cache["heldout_micro_f1"]
 
     track_heldout_micro_f1.unit = "micro-F1"
+
+
+N_DENSE_TRAIN, N_DENSE_HELD_OUT = 31_000, 13_277
+
+
+def _dense_numeric(n_records, seed=SEED):
+    """Dense continuous X (120 features from 12 latent factors plus noise) and 101 labels of
+    decreasing frequency (30% of the records down to 1 in 800), each a noisy threshold of the factors."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n_features, n_labels, n_factors = 120, 101, 12
+    mixing, weights = rng.normal(size=(n_factors, n_features)), rng.normal(size=(n_factors, n_labels))
+    Z = rng.normal(size=(n_records, n_factors))
+    X = Z @ mixing + 0.5 * rng.normal(size=(n_records, n_features))
+    scores = Z @ weights + rng.normal(size=(n_records, n_labels))
+    share = 0.3 * np.arange(1, n_labels + 1) ** -1.2
+    Y = (scores > np.quantile(scores, 1 - share, axis=0).diagonal()).astype(np.uint8)
+    return X, Y
+
+
+class SyntheticDenseNumeric(SyntheticMillion):
+    """Fit and predict of the default classifier on dense continuous features (five cuts, negated
+    literals); the benchmarks and their settings are SyntheticMillion's."""
+
+    def setup_cache(self):
+        from corset.model import CorsetClassifier
+
+        from sklearn.metrics import f1_score
+
+        X, Y = _dense_numeric(N_DENSE_TRAIN + N_DENSE_HELD_OUT)
+        model = CorsetClassifier(random_state=SEED).fit(X[:N_DENSE_TRAIN], Y[:N_DENSE_TRAIN])
+        f1 = f1_score(Y[N_DENSE_TRAIN:], model.predict(X[N_DENSE_TRAIN:]), average="micro")
+        return {"model": model, "n_rules": len(model.rules_), "heldout_micro_f1": float(f1)}
+
+    def setup(self, cache):
+        X, Y = _dense_numeric(N_DENSE_TRAIN + N_DENSE_HELD_OUT)
+        self.X, self.Y = X[:N_DENSE_TRAIN].copy(), Y[:N_DENSE_TRAIN].copy()

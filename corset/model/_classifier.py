@@ -1111,6 +1111,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         self.negated_features_ = self._negated_features(Xb, negations)
         # Xb and Yb are checked copies of the fit's own: the layer takes them over, no third copy.
         data = BinaryData._checked_with_negations(Xb, Yb, self.negated_features_)
+        # From here the selection reads the layer only: X's numbers and, with negated literals,
+        # the plain binary X (which the layer does not hold) need not stay through it.
+        Xb = converted = auto = fold_X = None
         rng = check_random_state(self.random_state)
         # Each sampler's options come from the registry entry it was registered with.
         from ..sampling import HEAD_METHODS, TAIL_SPACES
