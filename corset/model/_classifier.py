@@ -88,8 +88,9 @@ AUTO_NEGATION_MAX_ENTRIES = 20_000_000
 A negated literal ``NOT f`` holds on every record without f: on wide sparse
 data (text: tens of thousands of columns, a few dozen per record) each record
 would hold nearly every negation, and the fit's time and memory would grow
-with records x columns (each occurrence is an int32 in the data and again in
-its inverted index: 20 million occurrences are about 160 MB).  Past this, the
+with records x columns (each occurrence is an int32 and a byte in the records'
+rows and an int32 in the inverted index: 20 million occurrences are about
+180 MB).  Past this, the
 choice is False, not cross-validated: a resource bound, not an accuracy one.
 """
 
