@@ -59,12 +59,17 @@ def with_negated_columns(X, negated):
     return out
 
 
+def _no_labels(n_records):
+    """The label matrix of a layer without labels: zero columns."""
+    import scipy.sparse as sp
+
+    return sp.csr_array((n_records, 0), dtype=np.uint8)
+
+
 def _checked_labels(X, Y):
     """Y checked as binary with X's records (no labels: zero columns)."""
     if Y is None:
-        import scipy.sparse as sp
-
-        return sp.csr_array((X.shape[0], 0), dtype=np.uint8)
+        return _no_labels(X.shape[0])
     Y = check_binary_matrix(Y, "Y")
     if X.shape[0] != Y.shape[0]:
         raise ValueError(f"X and Y must have the same number of records (rows); got {X.shape[0]} and {Y.shape[0]}")
@@ -145,10 +150,8 @@ class BinaryData:
         arrays become read-only), so the caller must not write to them.
         ``Y=None``: no labels (zero columns).
         """
-        import scipy.sparse as sp
-
         data = cls.__new__(cls)
-        data._fill(X, sp.csr_array((X.shape[0], 0), dtype=np.uint8) if Y is None else Y, _inverted_index(X))
+        data._fill(X, _no_labels(X.shape[0]) if Y is None else Y, _inverted_index(X))
         return data
 
     def _fill(self, X, Y, feature_records):
@@ -205,11 +208,9 @@ class BinaryData:
                              or np.unique(negated).size != negated.size):
             raise ValueError(f"negated must hold distinct feature ids in [0, {X.shape[1]}); got {negated.tolist()}")
         Y = _checked_labels(X, Y)
-        index = _inverted_index(X)
-        data = cls.__new__(cls)
         if negated.size == 0:
-            data._fill(X, Y, index)
-            return data
+            return cls._from_checked(X, Y)
+        index = _inverted_index(X)
         # Both indexes of the literals from the plain ones, in compiled passes: a negated
         # literal's records are the complement of its feature's (no validation, no sort,
         # no transposition of the dense negated columns).  The inverted index first: the
@@ -219,6 +220,7 @@ class BinaryData:
         feature_records = _Index(np.concatenate([index.indptr, index.indptr[-1] + neg_indptr[1:]]),
                                  np.concatenate([index.ids, neg_ids]), own=True)
         del index, neg_indptr, neg_ids
+        data = cls.__new__(cls)
         data._fill(with_negated_columns(X, negated), Y, feature_records)
         data.n_base_features = X.shape[1]
         data.negated_features = _frozen(negated, INDEX_DTYPE)

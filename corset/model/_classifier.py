@@ -90,8 +90,8 @@ data (text: tens of thousands of columns, a few dozen per record) each record
 would hold nearly every negation, and the fit's time and memory would grow
 with records x columns (each occurrence is an int32 and a byte in the records'
 rows and an int32 in the inverted index: 20 million occurrences are about
-180 MB).  Past this, the
-choice is False, not cross-validated: a resource bound, not an accuracy one.
+180 MB).  Past this, the choice is False, not cross-validated: a resource
+bound, not an accuracy one.
 """
 
 
