@@ -179,3 +179,18 @@ def test_csv_dates_are_cut_as_dates(tmp_path):
     assert "THEN late" in fit.stdout
     evaluate = corset("evaluate", "model.json", "test.csv", cwd=tmp_path)
     assert evaluate.returncode == 0, evaluate.stderr
+
+
+def test_fit_says_when_the_budget_ended_a_rising_selection(tmp_path):
+    """A budget of 3 rules on data with five generating rules: the held-out score still rises where
+    the budget stops the selection, and ``corset fit`` says so; with the default budget it does not."""
+    frame = _synthetic_frames()
+    frame.to_csv(tmp_path / "train.csv", index=False)
+    labels = ",".join(f"l{k}" for k in range(5))
+    note = "note: the selection used its whole budget (3 rules)"
+    tight = corset("fit", "train.csv", "--labels", labels, "--n-rules", 3, "--quiet", cwd=tmp_path)
+    assert tight.returncode == 0, tight.stderr
+    assert note in tight.stdout and "a larger --n-rules may be more accurate" in tight.stdout
+    default = corset("fit", "train.csv", "--labels", labels, "--quiet", cwd=tmp_path)
+    assert default.returncode == 0, default.stderr
+    assert "note:" not in default.stdout

@@ -352,3 +352,48 @@ def test_a_folds_curves_from_its_own_records_equal_those_from_x(negations):
     for got, want in zip(curves, again):
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_budget_limited_says_when_the_budget_ended_a_rising_selection(seed):
+    """``budget_limited_``: True exactly when the selection stopped at the budget while the
+    validation curve is highest at its last rule; a tight budget on data with ten generating rules
+    is such a case, the default budget (the selection stops by τ first) is not, nor a selection
+    that ran out of candidates with its curve still rising; without validation it is None."""
+    data = make_rule_data(n_records=600, n_features=60, n_labels=30, random_state=seed)
+    seen = {}
+    for n_rules in (4, 8, 150):
+        model = CorsetClassifier(random_state=seed, n_rules=n_rules).fit(data.X, data.Y)
+        curve = model.validation_curve_
+        rising = (model.selection_.stop_reason == "budget" and model.n_rules_validated_ is None
+                  and int(np.argmax(curve)) == curve.size - 1)
+        assert model.budget_limited_ is rising
+        seen[n_rules] = model.budget_limited_
+    assert seen[4] is True and seen[150] is False
+    off = CorsetClassifier(random_state=seed, n_rules=4, validated_stop=False).fit(data.X, data.Y)
+    assert off.budget_limited_ is None
+    # Noiseless rules: the selection ends when no candidate is left, its curve still highest at
+    # its last rule; the data, not the budget, ended it.
+    clean = make_rule_data(n_records=400, n_features=30, n_labels=15, noise=0.0, random_state=seed)
+    model = CorsetClassifier(random_state=seed).fit(clean.X, clean.Y)
+    assert model.selection_.stop_reason != "budget"
+    assert int(np.argmax(model.validation_curve_)) == model.validation_curve_.size - 1
+    assert model.budget_limited_ is False
+
+
+def test_a_validated_cut_or_a_flat_end_is_not_a_budget_limit():
+    """A selection cut at the validated k (its budget set to k), or one that used its whole budget
+    while the held-out score had stopped rising (highest before the last rule, within noise of it:
+    the list is kept whole), is not budget-limited."""
+    cut = flat = 0
+    for seed in range(3):
+        data = make_rule_data(n_records=400, n_features=30, n_labels=20, noise=0.15, random_state=seed)
+        model = CorsetClassifier(random_state=seed, n_rules=6, n_tails=10, n_heads_per_tail=5).fit(data.X, data.Y)
+        curve = model.validation_curve_
+        if int(np.argmax(curve)) < curve.size - 1:
+            assert model.budget_limited_ is False
+            cut += model.n_rules_validated_ is not None
+            flat += model.n_rules_validated_ is None and model.selection_.stop_reason == "budget"
+        else:
+            assert model.budget_limited_ is (model.selection_.stop_reason == "budget")
+    assert cut and flat

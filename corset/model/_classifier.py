@@ -758,6 +758,15 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         matched by at least ``min_support_validated_`` records (before
         ``prune_redundant`` and the default rule); None when it kept them
         all or no validation ran.
+    budget_limited_ : bool or None
+        With ``validated_stop``: True when the budget ended the selection
+        while the held-out score was still rising, that is, when the
+        selection stopped at ``n_rules`` and ``validation_curve_`` is highest
+        at its last rule and nowhere before.  A larger ``n_rules`` may then
+        be more accurate, with more rules to read.  False when the selection
+        stopped for another reason (``tol``, the F1 stop, the validated cut)
+        or the held-out score had stopped rising; None when no validation
+        ran.
     binarizer_scores_ : dict or None
         With ``binarizer="auto"`` on numeric X: the cross-validated
         micro-F1 of each candidate cut (``"p90"``, ``"p10-90"``), with
@@ -1168,6 +1177,13 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 bar.close()
         self.selection_ = result
         self._held_out_patience = patience
+        curve = self.validation_curve_
+        # The held-out score was still rising where the budget stopped the selection: only the
+        # budget kept more rules out (a validated cut also stops at "budget", but then the curve
+        # is highest before its end).
+        self.budget_limited_ = None if curve is None else bool(
+            result.stop_reason == "budget" and self.n_rules_validated_ is None
+            and curve.size > 1 and int(np.argmax(curve)) == curve.size - 1)
         keep = np.arange(len(result.rules))
         if self.min_support_validated_ is not None and self.min_support_validated_ > params["min_support"]:
             # The rare rules the folds scored better without (Rule.n_matched: the records with head and tail).
