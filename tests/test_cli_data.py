@@ -194,3 +194,19 @@ def test_fit_says_when_the_budget_ended_a_rising_selection(tmp_path):
     default = corset("fit", "train.csv", "--labels", labels, "--quiet", cwd=tmp_path)
     assert default.returncode == 0, default.stderr
     assert "note:" not in default.stdout
+
+
+def test_cv_counts_the_folds_whose_budget_ended_a_rising_selection(tmp_path):
+    """``corset cv --n-rules 3`` fits every fold with that budget and says in how many folds it ended
+    a selection whose held-out score was still rising; the default budget gives no such note."""
+    frame = _synthetic_frames(2)
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    labels = ",".join(f"l{k}" for k in range(5))
+    tight = corset("cv", "data.csv", "--labels", labels, "--folds", 3, "--n-rules", 3, cwd=tmp_path)
+    assert tight.returncode == 0, tight.stderr
+    rules = float(next(line.split()[1] for line in tight.stdout.splitlines() if line.split()[0] == "rules"))
+    assert rules <= 3
+    assert "of 3 folds the selection used its whole budget (3 rules)" in tight.stdout
+    default = corset("cv", "data.csv", "--labels", labels, "--folds", 3, cwd=tmp_path)
+    assert default.returncode == 0, default.stderr
+    assert "note:" not in default.stdout
