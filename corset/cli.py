@@ -496,8 +496,9 @@ def _run_cv(args, out):
     folds = KFold(n_splits=args.folds, shuffle=True, random_state=args.seed)
     try:
         # error_score="raise": a fold whose fit fails would otherwise be scored NaN, with a warning.
-        params = {"random_state": args.seed} if args.n_rules is None else {"random_state": args.seed,
-                                                                           "n_rules": args.n_rules}
+        params = {"random_state": args.seed}
+        if args.n_rules is not None:
+            params["n_rules"] = args.n_rules
         result = cross_validate(CorsetClassifier(**params), X, Y, cv=folds, scoring=scoring,
                                 return_estimator=True, error_score="raise")
     except ValueError as exc:

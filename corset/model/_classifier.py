@@ -764,9 +764,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         selection stopped at ``n_rules`` and ``validation_curve_`` is highest
         at its last rule and nowhere before.  A larger ``n_rules`` may then
         be more accurate, with more rules to read.  False when the selection
-        stopped for another reason (``tol``, the F1 stop, the validated cut)
-        or the held-out score had stopped rising; None when no validation
-        ran.
+        stopped for another reason (``tol``, the F1 stop, the validated cut,
+        no candidate left) or the held-out score had stopped rising; None
+        when no validation ran.
     binarizer_scores_ : dict or None
         With ``binarizer="auto"`` on numeric X: the cross-validated
         micro-F1 of each candidate cut (``"p90"``, ``"p10-90"``), with
