@@ -275,6 +275,12 @@ def _load_model(path):
 
 
 # -- the subcommands -----------------------------------------------------------------------
+def _budget_note(n_rules):
+    """What a fit's ``budget_limited_`` means, for the notes of ``fit`` and ``cv``."""
+    return (f"the selection used its whole budget ({n_rules} rules) while the internal validation's "
+            "held-out micro-F1 was still rising")
+
+
 def _run_fit(args, out):
     from .model import CorsetClassifier
 
@@ -298,8 +304,7 @@ def _run_fit(args, out):
         raise CommandError(f"{args.train}: {exc}") from None
     print(model, file=out)
     if model.budget_limited_:
-        print(f"note: the selection used its whole budget ({model.n_rules} rules) while the internal "
-              "validation's held-out micro-F1 was still rising; a larger --n-rules may be more accurate, "
+        print(f"note: {_budget_note(model.n_rules)}; a larger --n-rules may be more accurate, "
               "with more rules to read", file=out)
     if args.output:
         Path(args.output).write_text(model.to_json(indent=1))
@@ -513,9 +518,7 @@ def _run_cv(args, out):
     limited = sum(bool(m.budget_limited_) for m in result["estimator"])
     if limited:
         budget = result["estimator"][0].n_rules
-        print(f"note: in {limited} of {args.folds} folds the selection used its whole budget ({budget} rules) "
-              "while the internal validation's held-out micro-F1 was still rising; try a larger --n-rules",
-              file=out)
+        print(f"note: in {limited} of {args.folds} folds {_budget_note(budget)}; try a larger --n-rules", file=out)
     return 0
 
 

@@ -1179,11 +1179,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         self._held_out_patience = patience
         curve = self.validation_curve_
         # The held-out score was still rising where the budget stopped the selection: only the
-        # budget kept more rules out (a validated cut also stops at "budget", but then the curve
-        # is highest before its end).
+        # budget kept more rules out.  A validated cut also stops at "budget", but it cuts where
+        # the curve is highest, before its end.
         self.budget_limited_ = None if curve is None else bool(
-            result.stop_reason == "budget" and self.n_rules_validated_ is None
-            and curve.size > 1 and int(np.argmax(curve)) == curve.size - 1)
+            result.stop_reason == "budget" and curve.size > 1 and int(np.argmax(curve)) == curve.size - 1)
         keep = np.arange(len(result.rules))
         if self.min_support_validated_ is not None and self.min_support_validated_ > params["min_support"]:
             # The rare rules the folds scored better without (Rule.n_matched: the records with head and tail).
