@@ -474,27 +474,76 @@ def test_a_model_saved_with_the_old_gh_names_loads(synthetic):
         CorsetClassifier.__new__(CorsetClassifier).__setstate__(state)
 
 
+def _literals(rule):
+    return set(rule.head) | {("not", f) for f in rule.negated}
+
+
+def _needless_labels(rule, others):
+    """The labels of ``rule`` that a rule of ``others`` firing wherever it does also predicts."""
+    return {t for t in rule.tail
+            if any(_literals(o) <= _literals(rule) and t in o.tail for o in others)}
+
+
 @pytest.mark.parametrize("seed", range(4))
-def test_pruning_redundant_rules_changes_no_prediction(seed):
+@pytest.mark.parametrize("negations", [False, True])
+def test_pruning_redundant_rules_changes_no_prediction(seed, negations):
     data = make_rule_data(n_records=600, n_features=25, n_labels=20, noise=0.02, random_state=seed)
-    X, Y = data.X.toarray(), data.Y.toarray()
-    pruned = CorsetClassifier(random_state=seed).fit(X[:400], Y[:400])
-    full = CorsetClassifier(random_state=seed, prune_redundant=False).fit(X[:400], Y[:400])
-    np.testing.assert_array_equal(pruned.predict(X), full.predict(X))
-    assert len(pruned.rules_) <= len(full.rules_)
+    rng = np.random.default_rng(seed)
+    # Three labels on most records besides the planted ones: the default rule predicts them
+    # everywhere, and the rules that predict nothing else change no prediction.
+    X, Y = data.X.toarray(), np.hstack([data.Y.toarray(), rng.random((600, 3)) < 0.8]).astype(int)
+    params = dict(random_state=seed, negations=negations)
+    pruned = CorsetClassifier(**params).fit(X[:400], Y[:400])
+    full = CorsetClassifier(**params, prune_redundant=False).fit(X[:400], Y[:400])
+    # The same predictions on the data and on any records: random ones, dense and sparse.
+    for Z in (X, rng.integers(0, 2, size=(500, X.shape[1])), (rng.random((500, X.shape[1])) < 0.1).astype(int)):
+        np.testing.assert_array_equal(pruned.predict(Z), full.predict(Z))
     assert [r.position for r in pruned.rules_] == list(range(len(pruned.rules_)))
-    # No kept rule is dominated by another kept rule.
-    for a in pruned.rules_:
-        for b in pruned.rules_:
-            if a is not b:
-                assert not (set(b.head) <= set(a.head) and set(b.negated) <= set(a.negated)
-                            and set(b.tail) >= set(a.tail))
-    # Every dropped rule is dominated by a kept one.
-    kept = {(r.head, r.negated, r.tail) for r in pruned.rules_}
-    for r in full.rules_:
-        if (r.head, r.negated, r.tail) not in kept:
-            assert any(set(k.head) <= set(r.head) and set(k.negated) <= set(r.negated) and set(k.tail) >= set(r.tail)
-                       for k in pruned.rules_)
+    kept, everything = pruned.rules_, full.rules_
+    assert [(r.head, r.negated, r.tail) for r in kept] == \
+        [(r.head, r.negated, r.tail) for r in everything if (r.head, r.negated, r.tail) in
+         {(k.head, k.negated, k.tail) for k in kept}]   # kept in selection order, default rule last
+    # No kept rule changes no prediction: some label of it is predicted by no other kept rule
+    # that fires wherever it does (the default rule, no literal, fires everywhere).
+    for j, rule in enumerate(kept):
+        if rule.n_literals:
+            assert _needless_labels(rule, kept[:j] + kept[j + 1:]) != set(rule.tail), rule
+    # Every dropped rule changes no prediction given the kept ones.
+    kept_keys = {(k.head, k.negated, k.tail) for k in kept}
+    for rule in everything:
+        if (rule.head, rule.negated, rule.tail) not in kept_keys:
+            assert _needless_labels(rule, kept) == set(rule.tail), rule
+
+
+def _rule(head, tail, negated=()):
+    return Rule(head=tuple(head), tail=tuple(tail), negated=tuple(negated))
+
+
+def test_a_rule_whose_labels_other_rules_share_between_them_is_dropped():
+    from corset.model._classifier import _needed_rules
+
+    def _without_redundant(rules, default=None):
+        return [rules[j] for j in _needed_rules(rules, default)]
+
+    a, b = _rule([1], [0]), _rule([2], [1])
+    both = _rule([1, 2], [0, 1])          # a and b fire wherever it does, and predict 0 and 1
+    half = _rule([1, 3], [0, 2])          # label 2: no other rule
+    negated = _rule([2], [1, 2], negated=[5])   # b fires wherever it does, label 2 too needs it
+    kept = _without_redundant([a, b, both, half, negated])
+    assert [(r.head, r.tail) for r in kept] == [((1,), (0,)), ((2,), (1,)), ((1, 3), (0, 2)), ((2,), (1, 2))]
+    # A rule predicting only labels of the default rule changes no prediction; the default never goes.
+    default = _rule([], [2])
+    assert [(r.head, r.tail) for r in _without_redundant([a, b, both, half, negated], default)] == \
+        [((1,), (0,)), ((2,), (1,))]
+    # The rule with a negated literal is not more general than one without it.
+    assert len(_without_redundant([_rule([2], [1], negated=[5]), _rule([2, 5], [1])])) == 2
+    # The same literals and a tail within the other's: that rule goes, whichever came first.
+    c, d = _rule([4], [3]), _rule([4], [3, 4])
+    assert [(r.head, r.tail) for r in _without_redundant([d, c])] == [((4,), (3, 4))]
+    assert [(r.head, r.tail) for r in _without_redundant([c, d])] == [((4,), (3, 4))]
+    # Examined one at a time: x and y stand for each other, and only the later goes.
+    x, y = Rule(head=(6,), tail=(0,), gain=1.0), Rule(head=(6,), tail=(0,), gain=2.0)
+    assert [r.gain for r in _without_redundant([x, y])] == [1.0]
 
 
 def test_candidates_from_a_subset_of_records_are_scored_on_all_of_them(global_random_seed):

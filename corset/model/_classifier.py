@@ -151,23 +151,38 @@ def _check_label_values(Y):
                              "'label absent', e.g. (Y > 0).astype(int)")
 
 
-def _without_redundant(rules):
-    """The rules without those that change no prediction, renumbered.
+def _needed_rules(rules, default=None):
+    """The indices, in order, of the ``rules`` that change some prediction.
 
-    Rule j is redundant when another rule k fires wherever j does (its
-    literals are a subset of j's) and predicts every label j predicts (its
-    tail a superset of j's): the union of the tails that fire is the same
-    with or without j.  Domination is a strict partial order, so dropping
-    every dominated rule keeps, for each of them, a maximal rule that
-    dominates it: predictions are unchanged.
+    The rule list predicts the union of the tails of the rules that fire.
+    Rule j changes no prediction when each label of its tail is predicted
+    by another kept rule that fires wherever j does: one whose literals are
+    a subset of j's, or ``default``, the default rule (no literal, fires on
+    every record; it is not itself a candidate for dropping).  This
+    includes a single rule at least as general with a tail at least as
+    large, and several that share j's labels between them.
+
+    The rules are examined from the last selected to the first, each
+    against the rules still kept: every drop leaves the predictions of the
+    list unchanged, for any record, and a rule kept when examined stays
+    needed (later drops only remove rules that could stand for it), so
+    no kept rule changes no prediction.  Of two rules that could stand
+    for each other the earlier selected is kept.
     """
-    import dataclasses
-
-    keys = [(frozenset(r.head) | frozenset(("not", f) for f in r.negated), frozenset(r.tail)) for r in rules]
-    kept = [j for j, (head, tail) in enumerate(keys)
-            if not any(k != j and keys[k] != keys[j] and keys[k][0] <= head and keys[k][1] >= tail
-                       for k in range(len(keys)))]
-    return [dataclasses.replace(rules[j], position=i) for i, j in enumerate(kept)]
+    heads = [frozenset(r.head) | frozenset(("not", f) for f in r.negated) for r in rules]
+    tails = [frozenset(r.tail) for r in rules]
+    everywhere = frozenset(default.tail) if default is not None else frozenset()
+    kept = list(range(len(rules)))
+    for j in reversed(range(len(rules))):
+        left = tails[j] - everywhere
+        for k in kept:
+            if not left:
+                break
+            if k != j and heads[k] <= heads[j]:
+                left = left - tails[k]
+        if not left:
+            kept.remove(j)
+    return kept
 
 
 class _PrefixState:
@@ -668,12 +683,17 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         raises it.  It counts against ``n_rules`` and comes last in
         ``rules_``.
     prune_redundant : bool, default=True
-        **Beyond the paper.**  Drop a selected rule when another one fires
-        wherever it does (a subset of its literals) and predicts every
-        label it predicts (a superset of its tail): it changes no
-        prediction.  ``predict`` gives the same labels either way (the
-        scores of ``predict_proba`` may differ: they come from the best
-        rule that fires); ``selection_`` keeps every selected rule.
+        **Beyond the paper.**  Drop a selected rule that changes no
+        prediction: each label it predicts is predicted by another kept
+        rule that fires wherever it does (a subset of its literals), or by
+        the default rule, which fires on every record.  One rule at least
+        as general with a tail at least as large is the simplest case; the
+        labels may also be shared among several such rules.  Rules are
+        examined from the last selected to the first (of two that could
+        stand for each other, the earlier is kept).  ``predict`` gives the
+        same labels either way, for any X (the scores of ``predict_proba``
+        may differ: they come from the best rule that fires);
+        ``selection_`` keeps every selected rule.
     validated_stop : {"auto", True, False}, default="auto"
         **Beyond the paper** (a stopping criterion).  Choose by 3-fold
         cross-validation on the training data which rare rules to leave out
@@ -1200,13 +1220,20 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         # A fold fit's model is only scored (_prefix_curves, which chooses each prefix's default rule
         # itself): its rules need no per-label precision and it gets no default rule.
         scored_only = held_out is not None
-        self.rules_ = self._make_rules(data, kept, label_precision=not scored_only)
-        if self.prune_redundant:
-            self.rules_ = _without_redundant(self.rules_)
-        if self.default_rule and len(self.rules_) < params["n_rules"] and not scored_only:
+        rules = self._make_rules(data, kept, label_precision=not scored_only)
+        needed = _needed_rules(rules) if self.prune_redundant else list(range(len(rules)))
+        default = None
+        if self.default_rule and len(needed) < params["n_rules"] and not scored_only:
+            # Its tail comes from the predictions of every selected rule, which pruning keeps.
             default = self._make_default_rule(data, kept.rules)
-            if default is not None:
-                self.rules_.append(default)
+            if default is not None and self.prune_redundant:
+                # It fires on every record: a rule predicting only labels it predicts changes no
+                # prediction.  What it newly covers is then counted after the rules that stay.
+                needed = [needed[i] for i in _needed_rules([rules[j] for j in needed], default)]
+                default = self._make_default_rule(data, kept.rules, shown=[kept.rules[j] for j in needed])
+        self.rules_ = [dataclasses.replace(rules[j], position=i) for i, j in enumerate(needed)]
+        if default is not None:
+            self.rules_.append(dataclasses.replace(default, position=len(self.rules_)))
         return self
 
     def _cross_validated_binarizer(self, X, candidates, Yb, negations):
@@ -1476,10 +1503,12 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             out.append(tuple(int(_intersect.intersect_count(rows, labels[k])) for k in tail))
         return out
 
-    def _make_default_rule(self, data, selected):
+    def _make_default_rule(self, data, selected, shown=None):
         """``IF TRUE THEN T0`` after the ``selected`` rules (heads as literal ids of ``data``), or None.
 
         T0 comes from :func:`corset.selection.default_tail`, from the rules' per-label counts.
+        Its ``uncovered_area`` counts the occurrences of T0's labels that the rules ``shown``
+        (default: ``selected``; those of ``rules_`` after pruning) leave unpredicted.
         """
         from ..selection import MicroF1Path
         from ..selection._default import default_tail_from_counts
@@ -1495,12 +1524,16 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if not tail:
             return None
         counts = label_counts[list(tail)]
-        # Occurrences of T0's labels that no selected rule predicted: what it newly covers.
+        if shown is not None:
+            path = MicroF1Path(data)
+            for head, rule_tail in shown:
+                path.add(head, rule_tail)
+        # Occurrences of T0's labels that no rule before it predicted: what it newly covers.
         newly = int((counts - path.label_tp[list(tail)]).sum())
         matched = int(data.tail_support(np.asarray(tail, dtype=np.int32)).size)
         return Rule(head=(), tail=tail, head_names=(), tail_names=tuple(self.label_names_[k] for k in tail),
                     support=n, n_matched=matched, precision=matched / n, base_rate=matched / n,
-                    adjusted_accuracy=0.0, uncovered_area=newly, gain=0.0, position=len(self.rules_),
+                    adjusted_accuracy=0.0, uncovered_area=newly, gain=0.0, position=len(selected if shown is None else shown),
                     label_precision=tuple(float(c) / n for c in counts))
 
     # -- predict ----------------------------------------------------------------
