@@ -679,6 +679,33 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         constant = (above == 0) | (above == n_samples)
         return levels[~constant], levels[constant]
 
+    def _literal_domains(self):
+        """Per output column, the values of its input column on which it is 1 (the fitted state only).
+
+        ``("cut", j, lower, upper)`` for a cut of column j: the values above
+        ``lower`` and up to ``upper`` (from ``lower`` and below ``upper`` with
+        ``inclusive=True``), one of the two infinite; ``("value", j, i)`` for
+        a one-hot column: the value ``categories_[j][i]``; None for a binary
+        column.  What the estimator reads to see that one literal implies
+        another on every record (``x>5`` implies ``x>2``; ``colour=red``
+        implies NOT ``colour=blue``).
+        """
+        check_is_fitted(self)
+        out = [None] * self.n_features_out_
+        for j, kind in enumerate(self.feature_kinds_):
+            start = int(self._out_start[j])
+            if kind == KIND_THRESHOLD:
+                cuts = [float(self.thresholds_[j])] if self._single else [float(t) for t in self._cuts[j]]
+                for r, t in enumerate(cuts):
+                    # The r-th cut's columns, as _write_block_cuts and _binarize write them.
+                    out[start + self._per_cut * r] = ("cut", j, t, np.inf)
+                    if self._per_cut == 2:
+                        out[start + self._per_cut * r + 1] = ("cut", j, -np.inf, t)
+            elif kind == KIND_ONE_HOT:
+                for i in range(len(self.categories_[j])):
+                    out[start + i] = ("value", j, i)
+        return out
+
     # -------------------------------------------------------------- transform
     def transform(self, X):
         """Binarize ``X`` with the percentiles and values learned in fit.

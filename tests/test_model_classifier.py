@@ -544,6 +544,102 @@ def test_a_rule_whose_labels_other_rules_share_between_them_is_dropped():
     # Examined one at a time: x and y stand for each other, and only the later goes.
     x, y = Rule(head=(6,), tail=(0,), gain=1.0), Rule(head=(6,), tail=(0,), gain=2.0)
     assert [r.gain for r in _without_redundant([x, y])] == [1.0]
+    # With the literals' meanings: feature 0 is x>5, 1 is x>2, 2 is x<=7 (column 0); 3 and 4 are
+    # colour=red and colour=blue (column 1).
+    inf = np.inf
+    meanings = {0: ("cut", 0, 5.0, inf), 1: ("cut", 0, 2.0, inf), 2: ("cut", 0, -inf, 7.0),
+                ("not", 0): ("cut", 0, -inf, 5.0), ("not", 1): ("cut", 0, -inf, 2.0), ("not", 2): ("cut", 0, 7.0, inf),
+                3: ("eq", 1, 0), 4: ("eq", 1, 1), ("not", 3): ("ne", 1, 0), ("not", 4): ("ne", 1, 1)}
+    above2, above5 = _rule([1], [0]), _rule([0], [0])        # x>5 implies x>2
+    assert _needed_rules([above2, above5], meanings=meanings) == [0]
+    assert _needed_rules([above5, above2], meanings=meanings) == [1]   # whichever comes first
+    assert _needed_rules([above2, above5]) == [0, 1]        # as sets of literals, no implication
+    assert _needed_rules([above2, _rule([0], [1])], meanings=meanings) == [0, 1]   # another label
+    # x>2 AND x<=5 implies x<=7; NOT x>2 implies NOT x>5; colour=red implies NOT colour=blue.
+    assert _needed_rules([_rule([2], [1]), _rule([1], [1], negated=[0])], meanings=meanings) == [0]
+    assert _needed_rules([_rule([], [2], negated=[0]), _rule([], [2], negated=[1])], meanings=meanings) == [0]
+    assert _needed_rules([_rule([], [3], negated=[4]), _rule([3], [3])], meanings=meanings) == [0]
+    assert _needed_rules([_rule([4], [3]), _rule([], [3], negated=[4])], meanings=meanings) == [0, 1]
+
+
+@pytest.mark.parametrize("binarizer", [
+    dict(percentile=(10, 30, 50, 70, 90)),
+    dict(percentile=(25, 50, 75), direction="both"),
+    dict(percentile=(20, 60), direction="both", inclusive=True),
+    dict(percentile=90),
+    dict(percentile=(30, 70), zeros="presence"),
+])
+def test_literal_implications_hold_on_every_record(binarizer):
+    """Every implication the pruning reads from the binarizer, between two literals (plain or
+    negated) or from two literals of a head to a third, holds on records it never saw: values
+    inside and outside the training range, the training cuts themselves, unseen nominal values."""
+    import itertools
+
+    import pandas as pd
+
+    from corset.model._classifier import _head_context, _implied, _literal_meanings
+
+    rng = np.random.default_rng(0)
+    train = pd.DataFrame({"a": rng.normal(size=200), "b": rng.integers(-3, 4, size=200).astype(float),
+                          "c": np.where(rng.random(200) < 0.6, 0.0, rng.exponential(size=200)),
+                          "colour": rng.choice(["red", "green", "blue"], size=200)})
+    pb = PercentileBinarizer(**binarizer).fit(train)
+    th = pb.thresholds_   # one per column (NaN: not cut), or a list of each column's cuts (None: not cut)
+    cuts = th[~np.isnan(th)] if isinstance(th, np.ndarray) else np.concatenate([c for c in th if c is not None])
+    n = 3000
+    test = pd.DataFrame({"a": np.concatenate([rng.normal(scale=3, size=n - 100), rng.choice(cuts, 100)]),
+                         "b": rng.integers(-6, 7, size=n).astype(float),
+                         "c": np.where(rng.random(n) < 0.5, 0.0, rng.normal(scale=2, size=n)),
+                         "colour": rng.choice(["red", "green", "blue", "grey"], size=n)})
+    Z = np.asarray(pb.transform(test), dtype=bool)
+    meanings = _literal_meanings(pb)
+    literals = [f for f in range(Z.shape[1])] + [("not", f) for f in range(Z.shape[1])]
+
+    def truth(literal):
+        return ~Z[:, literal[1]] if isinstance(literal, tuple) else Z[:, literal]
+
+    found = 0
+    for head in itertools.chain(((a,) for a in literals), itertools.combinations(literals, 2)):
+        context = _head_context(head, meanings)
+        holds = np.logical_and.reduce([truth(a) for a in head])
+        for b in literals:
+            if b not in head and _implied(b, context, meanings):
+                found += 1
+                assert not (holds & ~truth(b)).any(), (head, b)
+    assert found > 0
+    # A column's literals imply nothing about another column's.
+    context = _head_context((0,), meanings)
+    assert not any(_implied(b, context, meanings) for b in literals
+                   if meanings.get(b) is not None and meanings[b][1] != meanings[0][1])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pruning_reads_implied_literals_of_cuts_and_keeps_predictions(seed):
+    """Numeric and nominal X, five cuts, negated literals: pruning with implications keeps every
+    prediction on new raw records, and keeps no more rules than comparing literals as sets."""
+    import pandas as pd
+
+    from corset.model._classifier import _needed_rules
+
+    rng = np.random.default_rng(seed)
+    n = 500
+    X = pd.DataFrame({f"x{i}": rng.normal(size=n) for i in range(6)})
+    X["colour"] = rng.choice(["red", "green", "blue"], size=n)
+    Y = np.column_stack([X.x0 > 0.5, (X.x1 > -0.3) & (X.colour == "red"), X.x2 + X.x3 > 1,
+                         (X.x0 > 1.2) | (X.x4 < -1), rng.random(n) < 0.7]).astype(int)
+    Y ^= (rng.random(Y.shape) < 0.03)
+    params = dict(random_state=seed, binarizer=PercentileBinarizer((10, 30, 50, 70, 90)), negations=True,
+                  validated_stop=False)
+    pruned = CorsetClassifier(**params).fit(X[:300], Y[:300])
+    full = CorsetClassifier(**params, prune_redundant=False).fit(X[:300], Y[:300])
+    new = pd.DataFrame({f"x{i}": rng.normal(scale=2, size=2000) for i in range(6)})
+    new["colour"] = rng.choice(["red", "green", "blue", "grey"], size=2000)
+    for Z in (X, new):
+        np.testing.assert_array_equal(pruned.predict(Z), full.predict(Z))
+    rules = full.rules_[:-1] if full.rules_ and not full.rules_[-1].n_literals else full.rules_
+    default = full.rules_[-1] if len(rules) < len(full.rules_) else None
+    as_sets = _needed_rules(rules, default)
+    assert len(pruned.rules_) - (default is not None) <= len(as_sets)
 
 
 def test_candidates_from_a_subset_of_records_are_scored_on_all_of_them(global_random_seed):

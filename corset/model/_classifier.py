@@ -151,16 +151,84 @@ def _check_label_values(Y):
                              "'label absent', e.g. (Y > 0).astype(int)")
 
 
-def _needed_rules(rules, default=None):
+def _literal_meanings(binarizer):
+    """What each literal says about its input column, for :func:`_needed_rules`, or None.
+
+    Keys as in :func:`_needed_rules` (a feature id f, or ``("not", f)``);
+    values ``("cut", j, lower, upper)`` (the values of column j in an interval,
+    one end infinite: see :meth:`PercentileBinarizer._literal_domains`),
+    ``("eq", j, i)`` or ``("ne", j, i)`` (column j holds, or does not hold,
+    its i-th one-hot value).  None unless ``binarizer`` is a fitted
+    :class:`PercentileBinarizer` (binary X, or another transformer: no
+    literal is known to imply another).
+    """
+    if not isinstance(binarizer, PercentileBinarizer):
+        return None
+    meanings = {}
+    for f, domain in enumerate(binarizer._literal_domains()):
+        if domain is None:
+            continue
+        if domain[0] == "cut":
+            _, j, lower, upper = domain
+            meanings[f] = domain
+            # NOT (x > t) is x <= t and NOT (x <= t) is x > t (>= and < alike with inclusive cuts).
+            meanings[("not", f)] = ("cut", j, -np.inf, lower) if upper == np.inf else ("cut", j, upper, np.inf)
+        else:
+            meanings[f] = ("eq",) + domain[1:]
+            meanings[("not", f)] = ("ne",) + domain[1:]
+    return meanings
+
+
+def _head_context(head, meanings):
+    """Per input column, what the literals of ``head`` together say of it: the interval its
+    cuts leave (lower, upper), and the set of one-hot values it must hold."""
+    intervals, values = {}, {}
+    for literal in head:
+        meaning = meanings.get(literal)
+        if meaning is None:
+            continue
+        if meaning[0] == "cut":
+            lower, upper = intervals.get(meaning[1], (-np.inf, np.inf))
+            intervals[meaning[1]] = (max(lower, meaning[2]), min(upper, meaning[3]))
+        elif meaning[0] == "eq":
+            values.setdefault(meaning[1], set()).add(meaning[2])
+    return intervals, values
+
+
+def _implied(literal, context, meanings):
+    """Does ``literal`` hold on every record where the head of ``context`` (:func:`_head_context`) holds?
+
+    A cut does when the head's interval of its column lies within the cut's;
+    a one-hot literal when the head fixes its column's value (to it, or, for
+    a negated one, to another value).
+    """
+    meaning = meanings.get(literal)
+    if meaning is None:
+        return False
+    intervals, values = context
+    if meaning[0] == "cut":
+        interval = intervals.get(meaning[1])
+        # Intervals open at the same end (a cut's convention): containment is a comparison of ends.
+        return interval is not None and interval[0] >= meaning[2] and interval[1] <= meaning[3]
+    held = values.get(meaning[1])
+    if held is None or len(held) != 1:
+        return False
+    return (meaning[2] in held) == (meaning[0] == "eq")
+
+
+def _needed_rules(rules, default=None, meanings=None):
     """The indices, in order, of the ``rules`` that change some prediction.
 
     The rule list predicts the union of the tails of the rules that fire.
     Rule j changes no prediction when each label of its tail is predicted
-    by another kept rule that fires wherever j does: one whose literals are
-    a subset of j's, or ``default``, the default rule (no literal, fires on
-    every record; it is not itself a candidate for dropping).  This
-    includes a single rule at least as general with a tail at least as
-    large, and several that share j's labels between them.
+    by another kept rule that fires wherever j does, or by ``default``, the
+    default rule (no literal, fires on every record; it is not itself a
+    candidate for dropping).  Rule k fires wherever j does when each of its
+    literals is one of j's or, with ``meanings`` (:func:`_literal_meanings`),
+    is implied by j's literals on its input column (``x>5`` implies ``x>2``,
+    ``x>2 AND x<=5`` implies ``x<=7``, ``colour=red`` implies NOT
+    ``colour=blue``).  This includes a single rule at least as general with
+    a tail at least as large, and several that share j's labels between them.
 
     The rules are examined from the last selected to the first, each
     against the rules still kept: every drop leaves the predictions of the
@@ -175,11 +243,19 @@ def _needed_rules(rules, default=None):
     kept = list(range(len(rules)))
     for j in reversed(range(len(rules))):
         left = tails[j] - everywhere
+        context = None
         for k in kept:
             if not left:
                 break
-            if k != j and heads[k] <= heads[j]:
+            if k == j or not (left & tails[k]):
+                continue
+            if heads[k] <= heads[j]:
                 left = left - tails[k]
+            elif meanings:
+                if context is None:
+                    context = _head_context(heads[j], meanings)
+                if all(b in heads[j] or _implied(b, context, meanings) for b in heads[k]):
+                    left = left - tails[k]
         if not left:
             kept.remove(j)
     return kept
@@ -685,10 +761,13 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     prune_redundant : bool, default=True
         **Beyond the paper.**  Drop a selected rule that changes no
         prediction: each label it predicts is predicted by another kept
-        rule that fires wherever it does (a subset of its literals), or by
-        the default rule, which fires on every record.  One rule at least
-        as general with a tail at least as large is the simplest case; the
-        labels may also be shared among several such rules.  Rules are
+        rule that fires wherever it does, or by the default rule, which
+        fires on every record.  A rule fires wherever another does when
+        each of its literals is one of the other's or, for cuts and one-hot
+        values of the same column, implied by them (``x>5`` implies
+        ``x>2``; ``colour=red`` implies NOT ``colour=blue``).  One rule at
+        least as general with a tail at least as large is the simplest
+        case; the labels may also be shared among several such rules.  Rules are
         examined from the last selected to the first (of two that could
         stand for each other, the earlier is kept).  ``predict`` gives the
         same labels either way, for any X (the scores of ``predict_proba``
@@ -1221,7 +1300,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         # itself): its rules need no per-label precision and it gets no default rule.
         scored_only = held_out is not None
         rules = self._make_rules(data, kept, label_precision=not scored_only)
-        needed = _needed_rules(rules) if self.prune_redundant else list(range(len(rules)))
+        meanings = _literal_meanings(self.features_.binarizer_) if self.prune_redundant else None
+        needed = _needed_rules(rules, meanings=meanings) if self.prune_redundant else list(range(len(rules)))
         default = None
         if self.default_rule and len(needed) < params["n_rules"] and not scored_only:
             # Its tail comes from the predictions of every selected rule, which pruning keeps.
@@ -1229,7 +1309,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             if default is not None and self.prune_redundant:
                 # It fires on every record: a rule predicting only labels it predicts changes no
                 # prediction.  What it newly covers is then counted after the rules that stay.
-                needed = [needed[i] for i in _needed_rules([rules[j] for j in needed], default)]
+                needed = [needed[i] for i in _needed_rules([rules[j] for j in needed], default, meanings)]
                 default = self._make_default_rule(data, kept.rules, shown=[kept.rules[j] for j in needed])
         self.rules_ = [dataclasses.replace(rules[j], position=i) for i, j in enumerate(needed)]
         if default is not None:
