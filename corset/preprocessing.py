@@ -679,8 +679,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         constant = (above == 0) | (above == n_samples)
         return levels[~constant], levels[constant]
 
-    def _literal_domains(self):
-        """Per output column, the values of its input column on which it is 1 (the fitted state only).
+    def _literal_domains(self, columns):
+        """For each output column of ``columns``, the values of its input column on which it is 1.
 
         ``("cut", j, lower, upper)`` for a cut of column j: the values above
         ``lower`` and up to ``upper`` (from ``lower`` and below ``upper`` with
@@ -688,22 +688,25 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         a one-hot column: the value ``categories_[j][i]``; None for a binary
         column.  What the estimator reads to see that one literal implies
         another on every record (``x>5`` implies ``x>2``; ``colour=red``
-        implies NOT ``colour=blue``).
+        implies NOT ``colour=blue``).  Fitted state only.
         """
         check_is_fitted(self)
-        out = [None] * self.n_features_out_
-        for j, kind in enumerate(self.feature_kinds_):
-            start = int(self._out_start[j])
+        out = []
+        for f in columns:
+            if not 0 <= f < self.n_features_out_:
+                raise ValueError(f"output column {f} is out of range [0, {self.n_features_out_})")
+            j = int(np.searchsorted(self._out_start, f, side="right")) - 1
+            offset = int(f - self._out_start[j])
+            kind = self.feature_kinds_[j]
             if kind == KIND_THRESHOLD:
-                cuts = [float(self.thresholds_[j])] if self._single else [float(t) for t in self._cuts[j]]
-                for r, t in enumerate(cuts):
-                    # The r-th cut's columns, as _write_block_cuts and _binarize write them.
-                    out[start + self._per_cut * r] = ("cut", j, t, np.inf)
-                    if self._per_cut == 2:
-                        out[start + self._per_cut * r + 1] = ("cut", j, -np.inf, t)
+                # The r-th cut's columns, as _write_block_cuts and _binarize write them: x>t, then x<=t.
+                r, below = divmod(offset, self._per_cut)
+                t = float(self.thresholds_[j]) if self._single else float(self._cuts[j][r])
+                out.append(("cut", j, -np.inf, t) if below else ("cut", j, t, np.inf))
             elif kind == KIND_ONE_HOT:
-                for i in range(len(self.categories_[j])):
-                    out[start + i] = ("value", j, i)
+                out.append(("value", j, offset))
+            else:
+                out.append(None)
         return out
 
     # -------------------------------------------------------------- transform

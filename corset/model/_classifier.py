@@ -151,21 +151,23 @@ def _check_label_values(Y):
                              "'label absent', e.g. (Y > 0).astype(int)")
 
 
-def _literal_meanings(binarizer):
-    """What each literal says about its input column, for :func:`_needed_rules`, or None.
+def _literal_meanings(binarizer, features):
+    """What each literal of ``features`` (feature ids) says about its input column, for
+    :func:`_needed_rules`, or None.
 
-    Keys as in :func:`_needed_rules` (a feature id f, or ``("not", f)``);
+    Keys as in :func:`_needed_rules` (a feature id f, and ``("not", f)``);
     values ``("cut", j, lower, upper)`` (the values of column j in an interval,
     one end infinite: see :meth:`PercentileBinarizer._literal_domains`),
     ``("eq", j, i)`` or ``("ne", j, i)`` (column j holds, or does not hold,
     its i-th one-hot value).  None unless ``binarizer`` is a fitted
-    :class:`PercentileBinarizer` (binary X, or another transformer: no
-    literal is known to imply another).
+    :class:`PercentileBinarizer` itself (binary X, or another transformer:
+    no literal is known to imply another).
     """
-    if not isinstance(binarizer, PercentileBinarizer):
+    if type(binarizer) is not PercentileBinarizer:
         return None
+    features = sorted(set(int(f) for f in features))
     meanings = {}
-    for f, domain in enumerate(binarizer._literal_domains()):
+    for f, domain in zip(features, binarizer._literal_domains(features)):
         if domain is None:
             continue
         if domain[0] == "cut":
@@ -233,9 +235,9 @@ def _needed_rules(rules, default=None, meanings=None):
     The rules are examined from the last selected to the first, each
     against the rules still kept: every drop leaves the predictions of the
     list unchanged, for any record, and a rule kept when examined stays
-    needed (later drops only remove rules that could stand for it), so
-    no kept rule changes no prediction.  Of two rules that could stand
-    for each other the earlier selected is kept.
+    needed (later drops only remove rules, which leaves fewer to stand for
+    it), so no kept rule changes no prediction.  Of two rules that could
+    stand for each other the earlier selected is kept.
     """
     heads = [frozenset(r.head) | frozenset(("not", f) for f in r.negated) for r in rules]
     tails = [frozenset(r.tail) for r in rules]
@@ -1300,17 +1302,24 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         # itself): its rules need no per-label precision and it gets no default rule.
         scored_only = held_out is not None
         rules = self._make_rules(data, kept, label_precision=not scored_only)
-        meanings = _literal_meanings(self.features_.binarizer_) if self.prune_redundant else None
+        meanings = None
+        if self.prune_redundant:
+            literals = [f for rule in rules for f in rule.head + rule.negated]
+            meanings = _literal_meanings(self.features_.binarizer_, literals)
         needed = _needed_rules(rules, meanings=meanings) if self.prune_redundant else list(range(len(rules)))
         default = None
         if self.default_rule and len(needed) < params["n_rules"] and not scored_only:
-            # Its tail comes from the predictions of every selected rule, which pruning keeps.
+            # From the predictions of every selected rule, which pruning keeps: the same tail and
+            # uncovered area as after the rules kept.
             default = self._make_default_rule(data, kept.rules)
             if default is not None and self.prune_redundant:
                 # It fires on every record: a rule predicting only labels it predicts changes no
                 # prediction.  What it newly covers is then counted after the rules that stay.
-                needed = [needed[i] for i in _needed_rules([rules[j] for j in needed], default, meanings)]
-                default = self._make_default_rule(data, kept.rules, shown=[kept.rules[j] for j in needed])
+                fewer = [needed[i] for i in _needed_rules([rules[j] for j in needed], default, meanings)]
+                if len(fewer) < len(needed):
+                    needed = fewer
+                    default = dataclasses.replace(default, uncovered_area=self._newly_covered(
+                        data, default.tail, [kept.rules[j] for j in needed]))
         self.rules_ = [dataclasses.replace(rules[j], position=i) for i, j in enumerate(needed)]
         if default is not None:
             self.rules_.append(dataclasses.replace(default, position=len(self.rules_)))
@@ -1583,38 +1592,47 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             out.append(tuple(int(_intersect.intersect_count(rows, labels[k])) for k in tail))
         return out
 
-    def _make_default_rule(self, data, selected, shown=None):
+    def _make_default_rule(self, data, selected):
         """``IF TRUE THEN T0`` after the ``selected`` rules (heads as literal ids of ``data``), or None.
 
-        T0 comes from :func:`corset.selection.default_tail`, from the rules' per-label counts.
-        Its ``uncovered_area`` counts the occurrences of T0's labels that the rules ``shown``
-        (default: ``selected``; those of ``rules_`` after pruning) leave unpredicted.
+        T0 comes from :func:`corset.selection.default_tail`, from the rules' per-label counts;
+        ``uncovered_area`` counts the occurrences of T0's labels that they leave unpredicted.
+        The caller numbers it after the rules it keeps.
         """
-        from ..selection import MicroF1Path
         from ..selection._default import default_tail_from_counts
 
         n = data.n_records
         # The rule list's per-label true and predicted pairs on the training records (what
         # default_tail reads from the predicted matrix, without building it).
-        path = MicroF1Path(data)
-        for head, tail in selected:
-            path.add(head, tail)
+        path = self._label_path(data, selected)
         label_counts = np.asarray(data.label_counts, dtype=np.int64)
         tail, _ = default_tail_from_counts(label_counts, path.label_tp, path.label_predicted - path.label_tp, n)
         if not tail:
             return None
         counts = label_counts[list(tail)]
-        if shown is not None:
-            path = MicroF1Path(data)
-            for head, rule_tail in shown:
-                path.add(head, rule_tail)
-        # Occurrences of T0's labels that no rule before it predicted: what it newly covers.
+        # Occurrences of T0's labels that no selected rule predicted: what it newly covers.
         newly = int((counts - path.label_tp[list(tail)]).sum())
         matched = int(data.tail_support(np.asarray(tail, dtype=np.int32)).size)
         return Rule(head=(), tail=tail, head_names=(), tail_names=tuple(self.label_names_[k] for k in tail),
                     support=n, n_matched=matched, precision=matched / n, base_rate=matched / n,
-                    adjusted_accuracy=0.0, uncovered_area=newly, gain=0.0, position=len(selected if shown is None else shown),
+                    adjusted_accuracy=0.0, uncovered_area=newly, gain=0.0, position=len(selected),
                     label_precision=tuple(float(c) / n for c in counts))
+
+    @staticmethod
+    def _label_path(data, rules):
+        """The :class:`~corset.selection.MicroF1Path` of ``rules`` (heads as literal ids of ``data``)."""
+        from ..selection import MicroF1Path
+
+        path = MicroF1Path(data)
+        for head, tail in rules:
+            path.add(head, tail)
+        return path
+
+    def _newly_covered(self, data, tail, rules):
+        """The occurrences of the labels ``tail`` that ``rules`` leave unpredicted on the training records."""
+        labels = list(tail)
+        path = self._label_path(data, rules)
+        return int((np.asarray(data.label_counts, dtype=np.int64)[labels] - path.label_tp[labels]).sum())
 
     # -- predict ----------------------------------------------------------------
     def _check_X(self, X):

@@ -32,11 +32,14 @@ class Rule:
         a(R) of eq. disc: KL(Bern(P_R) ‖ Bern(P_D)) when P_R > P_D, else 0.
     uncovered_area : int
         The uncovered area of eq. relarea with respect to the rules selected
-        before it, at the time it was selected.
+        before it, at the time it was selected.  For the default rule: the
+        occurrences of its labels that the rules before it in the rule list
+        leave unpredicted.
     gain : float
         Its marginal gain in the greedy selection (Algorithm 1).
     position : int
-        0-based order of selection.
+        0-based position in the rule list: the order of selection, without
+        gaps where rules that change no prediction were left out.
     label_precision : tuple of float
         For each label k of the tail, ``|D[H] ∩ D[{k}]| / |D[H]|``: how often the
         label is right when the rule fires (>= ``precision``).
