@@ -176,6 +176,45 @@ def test_sparse_frame_reads_as_its_scipy_matrix():
         CorsetClassifier(random_state=0).fit(frame, (dense[:, :2] > 0).astype(int))
 
 
+@pytest.mark.parametrize("private", ["as is", "missing", "raises", "not sparse"])
+def test_sparse_frame_columns_read_alike_by_either_path(monkeypatch, private):
+    """The sparse columns are read through pandas' own column iterator when it gives SparseArrays,
+    else through ``DataFrame.items()``: the same numbers either way (what a pandas without the
+    private method, or with a changed one, gives)."""
+    pd = pytest.importorskip("pandas")
+    from corset.model._features import RawFeatures
+
+    M = sp.random(50, 9, density=0.25, random_state=np.random.RandomState(1), format="csr")
+    M.data = np.ceil(M.data * 4)
+    frame = pd.DataFrame.sparse.from_spmatrix(M, columns=[f"w{j}" for j in range(9)])
+    if private == "missing":
+        monkeypatch.delattr(pd.DataFrame, "_iter_column_arrays", raising=False)
+    elif private == "raises":
+        monkeypatch.setattr(pd.DataFrame, "_iter_column_arrays", lambda self, *a: (_ for _ in ()).throw(TypeError()),
+                            raising=False)
+    elif private == "not sparse":
+        monkeypatch.setattr(pd.DataFrame, "_iter_column_arrays",
+                            lambda self: iter([np.zeros(len(self))] * self.shape[1]), raising=False)
+    values, names, nominal, _ = RawFeatures.numeric(frame)
+    assert sp.issparse(values) and names == [f"w{j}" for j in range(9)] and not nominal.any()
+    np.testing.assert_array_equal(values.toarray(), M.toarray())
+
+
+def test_dtype_tests_run_once_per_dtype_object():
+    """Columns sharing one dtype object are tested once; distinct objects, equal or not, each get
+    their own answer, in column order."""
+    pd = pytest.importorskip("pandas")
+    from corset.model._features import _nominal_dtype, _per_dtype
+
+    calls = []
+    shared = pd.SparseDtype("float64", 0.0)
+    dtypes = [shared, np.dtype("float64"), shared, pd.CategoricalDtype(["a"]), pd.SparseDtype("float64", 0.0),
+              np.dtype("O"), shared]
+    answers = _per_dtype(lambda t: calls.append(t) or _nominal_dtype(t), iter(dtypes))
+    assert answers == [_nominal_dtype(t) for t in dtypes] == [False, False, False, True, False, True, False]
+    assert len(calls) == 5   # the shared object once, each other object once
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_a_value_that_is_not_finite_is_named_by_its_column(bad):
     """The error names the column as the user knows it: a DataFrame's column, or feature_names'."""
