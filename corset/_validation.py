@@ -131,6 +131,10 @@ def _is_canonical(ids, n):
     return previous < n
 
 
+#: Id arrays up to this long are checked in Python (see :func:`check_ids`).
+_SMALL_IDS = 32
+
+
 def check_ids(ids, n, name, *, allow_empty=True):
     """Return ``ids`` as a sorted, duplicate-free int32 array of ids in [0, n).
 
@@ -140,6 +144,11 @@ def check_ids(ids, n, name, *, allow_empty=True):
     if type(ids) is tuple and ids and _is_canonical(ids, n):
         # Already sorted, distinct and in range: the conversion is all that is left.
         return np.array(ids, dtype=INDEX_DTYPE)
+    if (type(ids) is np.ndarray and ids.ndim == 1 and 0 < ids.size <= _SMALL_IDS and ids.dtype.kind in "iu"
+            and _is_canonical(tuple(ids.tolist()), n)):
+        # A rule's head or tail already checked (a few ids): one pass in Python costs less than
+        # the min, max and order tests below, each a numpy call of several microseconds.
+        return ids.astype(INDEX_DTYPE)
     arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
     if arr.size == 0:
         if not allow_empty:

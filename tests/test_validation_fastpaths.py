@@ -82,6 +82,27 @@ def test_check_ids_same_result_for_tuples_lists_and_arrays(ids):
     assert outcome(tuple(ids)) == outcome(list(ids))
 
 
+@settings(max_examples=400, deadline=None)
+@given(ids=st.lists(st.integers(-2, 9), max_size=40),
+       dtype=st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64]))
+def test_check_ids_same_result_for_small_and_long_arrays(ids, dtype):
+    """An integer array of at most ``_SMALL_IDS`` ids may be checked in Python; any array gives what
+    the list of the same ids gives (the general path), errors included."""
+    if np.dtype(dtype).kind == "u":
+        ids = [abs(i) for i in ids]
+    ids = np.array(ids, dtype=dtype)
+
+    def outcome(value):
+        try:
+            out = check_ids(value, 8, "ids")
+        except ValueError as exc:
+            return "error", str(exc)
+        assert out.dtype == np.int32 and out is not value
+        return "ok", out.tolist()
+
+    assert outcome(ids) == outcome(ids.tolist())
+
+
 @pytest.mark.parametrize("ids, message", [
     ((True,), "must hold integer ids"),
     ((0, 0), "duplicate ids"),
