@@ -1318,8 +1318,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 fewer = [needed[i] for i in _needed_rules([rules[j] for j in needed], default, meanings)]
                 if len(fewer) < len(needed):
                     needed = fewer
-                    default = dataclasses.replace(default, uncovered_area=self._newly_covered(
-                        data, default.tail, [kept.rules[j] for j in needed]))
+                    default = dataclasses.replace(default, uncovered_area=self._unpredicted(
+                        data, default.tail, self._label_path(data, [kept.rules[j] for j in needed])))
         self.rules_ = [dataclasses.replace(rules[j], position=i) for i, j in enumerate(needed)]
         if default is not None:
             self.rules_.append(dataclasses.replace(default, position=len(self.rules_)))
@@ -1611,7 +1611,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             return None
         counts = label_counts[list(tail)]
         # Occurrences of T0's labels that no selected rule predicted: what it newly covers.
-        newly = int((counts - path.label_tp[list(tail)]).sum())
+        newly = self._unpredicted(data, tail, path)
         matched = int(data.tail_support(np.asarray(tail, dtype=np.int32)).size)
         return Rule(head=(), tail=tail, head_names=(), tail_names=tuple(self.label_names_[k] for k in tail),
                     support=n, n_matched=matched, precision=matched / n, base_rate=matched / n,
@@ -1628,10 +1628,11 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             path.add(head, tail)
         return path
 
-    def _newly_covered(self, data, tail, rules):
-        """The occurrences of the labels ``tail`` that ``rules`` leave unpredicted on the training records."""
+    @staticmethod
+    def _unpredicted(data, tail, path):
+        """The occurrences of the labels ``tail`` that the rules of ``path`` (:meth:`_label_path`) leave
+        unpredicted on the training records."""
         labels = list(tail)
-        path = self._label_path(data, rules)
         return int((np.asarray(data.label_counts, dtype=np.int64)[labels] - path.label_tp[labels]).sum())
 
     # -- predict ----------------------------------------------------------------
