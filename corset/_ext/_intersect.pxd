@@ -3,7 +3,7 @@
 # Every record-id list here is strictly increasing (a posting list of the
 # inverted index, or the result of intersecting such lists).  The cores are
 # pure kernels: ``noexcept nogil``, no allocation, no validation.
-from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, uint64_t
+from corset._ext._typedefs cimport index_t, int64_t, ptr_t, uint8_t, uint64_t
 
 # Below this length ratio the linear merge is used, above it galloping.
 cdef enum:
@@ -32,15 +32,14 @@ cdef inline Py_ssize_t gallop(const index_t* b, Py_ssize_t lo, Py_ssize_t nb,
 cdef extern from "corset_bits.h":
     # The one popcount of the kernels (see the header for why its SWAR form is fast everywhere).
     int popcount64 "corset_popcount64"(uint64_t x) noexcept nogil
+    int64_t _common_bits "corset_common_bits"(const uint64_t* x, const uint64_t* y, int64_t first,
+                                              int64_t last) noexcept nogil
 
 
 cdef inline Py_ssize_t common_bits(const uint64_t* x, const uint64_t* y,
                                    Py_ssize_t first_word, Py_ssize_t last_word) noexcept nogil:
     """|x ∩ y| for two bitsets whose common bits all lie in words first_word..last_word."""
-    cdef Py_ssize_t w, k = 0
-    for w in range(first_word, last_word + 1):
-        k += popcount64(x[w] & y[w])
-    return k
+    return <Py_ssize_t> _common_bits(x, y, first_word, last_word)
 
 
 cdef Py_ssize_t intersect_count_ptr(const index_t* a, Py_ssize_t na,
