@@ -11,6 +11,7 @@ last fit and its test micro-F1.  This file imports nothing of corset, so that
 it runs in an environment where only mlrl-boomer (e.g. 0.15.6, which needs
 Python >= 3.12) is installed.
 """
+import argparse
 import json
 import sys
 import time
@@ -24,7 +25,12 @@ BOOMER_RULES = 1000
 
 
 def main(argv):
-    path, repeats, seed = argv[0], int(argv[1]), int(argv[2])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("matrices", help="the .npz file of training and test matrices")
+    parser.add_argument("repeats", type=int, help="fits to time")
+    parser.add_argument("seed", type=int, help="corset's seed; BOOMER gets seed + 1")
+    args = parser.parse_args(argv)
+    path, repeats, seed = args.matrices, args.repeats, args.seed
     from mlrl.boosting import BoomerClassifier
 
     with np.load(path) as f:

@@ -30,6 +30,7 @@ Measured: for up to 20 single-label tails whose Z̄/Z is below 10^4,
 until the first acceptance (``last_stats_["n_trials"]``) against the mean
 Z̄/Z of the same tails.
 """
+import argparse
 import math
 import sys
 import time
@@ -133,4 +134,7 @@ def main(names):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or DATASETS)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("datasets", nargs="*", default=DATASETS, metavar="NAME",
+                        help="benchmark data sets (default: all seven)")
+    main(parser.parse_args().datasets)

@@ -84,3 +84,18 @@ def test_every_benchmark_sets_up_with_its_first_parameters(suite, module, name, 
             bench.setup(*args, *first)
         except NotImplementedError as exc:   # asv's "skipped" (e.g. a dataset whose tail space overflows)
             pytest.skip(str(exc))
+
+
+SCRIPTS = sorted(p.name for p in BENCH.glob("*.py"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_every_benchmark_script_answers_help(script):
+    # A script run with --help prints its usage and runs nothing (no data set named "--help").
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: " + script)
