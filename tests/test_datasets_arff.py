@@ -1,6 +1,7 @@
 """load_arff on small ARFF/XML files written to tmp_path: layouts, encodings, traps and every error."""
 import gzip
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -228,11 +229,51 @@ def test_no_way_to_know_the_labels(tmp_path):
         load_arff(path)
 
 
+BOOLEAN_LABELS = """@relation openml_copy
+@attribute x numeric
+@attribute flag {TRUE,FALSE}
+@attribute first {TRUE,FALSE}
+@attribute second {FALSE,TRUE}
+@attribute third {false,True}
+@data
+0.5,TRUE,TRUE,FALSE,True
+1.5,FALSE,FALSE,TRUE,false
+2.5,TRUE,TRUE,TRUE,True
+"""
+BOOLEAN_WANT = [[1, 0, 1], [0, 1, 0], [1, 1, 1]]
+
+
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_labels_declared_false_true_read_as_0_1(tmp_path, as_frame):
+    # OpenML's copies of the benchmarks declare their labels {FALSE,TRUE}: TRUE is 1, whatever
+    # the order of the declaration or the letter case.  A feature so declared stays nominal.
+    path = write(tmp_path / "t.arff", BOOLEAN_LABELS)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = load_arff(path, n_labels=-3, as_frame=as_frame)
+    # The feature's value indices are announced (not the labels', which are 0/1 values).
+    assert [str(w.message).count("'flag'") > 0 for w in caught] == ([] if as_frame else [True])
+    assert np.asarray(data.Y).tolist() == BOOLEAN_WANT
+    assert data.label_names == ["first", "second", "third"]
+    if as_frame:
+        assert data.X["flag"].astype(str).tolist() == ["TRUE", "FALSE", "TRUE"]
+    else:
+        assert data.X[:, 1].tolist() == [0, 1, 0]   # the index of each value in {TRUE,FALSE}
+
+
+def test_labels_declared_false_true_in_a_sparse_file(tmp_path):
+    # An omitted value is the first declared one: TRUE for a label declared {TRUE,FALSE}.
+    text = ("@relation r\n@attribute x numeric\n@attribute a {TRUE,FALSE}\n@attribute b {FALSE,TRUE}\n"
+            "@data\n{0 1.5,1 FALSE}\n{2 TRUE}\n{0 2,1 TRUE,2 FALSE}\n")
+    data = load_arff(write(tmp_path / "t.arff", text), n_labels=-2)
+    assert data.Y.tolist() == [[0, 0], [1, 1], [1, 0]]
+
+
 @pytest.mark.parametrize("declared", ["numeric", "{0,1,2}", "{yes,no}"])
 def test_label_attribute_must_be_nominal_binary(tmp_path, declared):
     text = f"@relation r\n@attribute x numeric\n@attribute lab {declared}\n@data\n1,{declared.strip('{}').split(',')[0] if '{' in declared else 1}\n"
     path = write(tmp_path / "t.arff", text)
-    with pytest.raises(ValueError, match=r"label attribute 'lab' must be nominal \{0,1\}"):
+    with pytest.raises(ValueError, match=r"label attribute 'lab' must be nominal \{0,1\} or \{FALSE,TRUE\}"):
         load_arff(path, n_labels=-1)
 
 

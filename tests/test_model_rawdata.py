@@ -114,6 +114,29 @@ def test_label_mistakes_get_one_clear_error(Y, match):
         CorsetClassifier().fit(X, Y)
 
 
+_LABEL_TEXT = np.random.RandomState(2).rand(20, 3) > 0.5
+
+
+@pytest.mark.parametrize("Y, positive", [
+    (np.where(_LABEL_TEXT, "TRUE", "FALSE"), "'TRUE'"),   # OpenML's multi-label sets (fetch_openml)
+    (np.where(_LABEL_TEXT, "1", "0").astype(object), "'1'"),
+    (np.where(_LABEL_TEXT, "yes", "no"), "'yes'"),
+    (np.where(_LABEL_TEXT, "a", "b"), None),              # no value reads as "present": no suggestion
+])
+def test_labels_given_as_text_get_the_conversion_named(Y, positive):
+    X = np.random.RandomState(0).rand(20, 3)
+    with pytest.raises(ValueError, match="0/1") as info:
+        CorsetClassifier().fit(X, Y)
+    if positive is None:
+        assert "astype(int)" not in str(info.value)
+    else:
+        assert f"(Y == {positive}).astype(int)" in str(info.value)
+    if positive == "'TRUE'":   # a DataFrame of categories, as fetch_openml gives it with pandas
+        pd = pytest.importorskip("pandas")
+        with pytest.raises(ValueError, match=re.escape("(Y == 'TRUE').astype(int)")):
+            CorsetClassifier().fit(X, pd.DataFrame(Y, columns=["a", "b", "c"]).astype("category"))
+
+
 def test_nan_in_x_names_the_column():
     X = np.random.RandomState(0).rand(20, 3)
     X[4, 2] = np.nan

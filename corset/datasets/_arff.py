@@ -33,11 +33,22 @@ from .._validation import check_binary_matrix
 
 _NUMERIC_TYPES = ("NUMERIC", "REAL", "INTEGER")
 _BINARY_VALUES = frozenset(("0", "1"))
+_BOOLEAN_VALUES = frozenset(("false", "true"))
 
 
 def _is_binary_nominal(declared):
     """Is an attribute declared nominal ``{0,1}`` (in any order)?  Its values are numbers."""
     return isinstance(declared, (list, tuple)) and len(declared) == 2 and set(map(str, declared)) == _BINARY_VALUES
+
+
+def _is_boolean_nominal(declared):
+    """Is an attribute declared nominal ``{FALSE,TRUE}`` (in any order and letter case)?
+
+    OpenML's copies of the multi-label benchmarks declare their labels so; as a
+    label, ``TRUE`` is 1 and ``FALSE`` 0, whatever the order of the declaration.
+    """
+    return (isinstance(declared, (list, tuple)) and len(declared) == 2
+            and {str(v).lower() for v in declared} == _BOOLEAN_VALUES)
 
 
 class NominalCodesWarning(UserWarning):
@@ -271,7 +282,9 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
             Labels, a dense 0/1 indicator matrix of shape (n_records,
             n_labels) (a label matrix is small; scikit-learn's model
             selection tools take it as it is), columns in the order of
-            ``label_names``.
+            ``label_names``.  A label attribute is declared ``{0,1}`` (MULAN,
+            MEKA) or ``{FALSE,TRUE}`` (OpenML's copies; any order, any letter
+            case), ``TRUE`` being 1.
         feature_names, label_names : list of str
             Attribute names (unescaped), in the ARFF file's order.
         feature_types : list of str
@@ -290,7 +303,7 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
     ValueError
         If the file is not valid ARFF; an XML label is not an attribute of the
         file; no label information is available; a label attribute is not
-        nominal ``{0,1}``; a label value is missing; a feature is a string
+        nominal ``{0,1}`` or ``{FALSE,TRUE}``; a label value is missing; a feature is a string
         attribute or a date attribute (which the ARFF reader cannot read).
 
     Warns
@@ -340,18 +353,21 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
 
     for j in label_cols:
         declared = attributes[j][1]
-        if not _is_binary_nominal(declared):
+        if not (_is_binary_nominal(declared) or _is_boolean_nominal(declared)):
             kind = "{" + ",".join(declared) + "}" if isinstance(declared, list) else declared
-            raise ValueError(f"{path}: label attribute {names[j]!r} must be nominal {{0,1}}; it is declared {kind}")
+            raise ValueError(f"{path}: label attribute {names[j]!r} must be nominal {{0,1}} or {{FALSE,TRUE}}; "
+                             f"it is declared {kind}")
     for j, (_, declared) in enumerate(attributes):
         if not isinstance(declared, list) and declared not in _NUMERIC_TYPES:
             raise ValueError(f"{path}: attribute {names[j]!r} has type {declared}, which is not supported "
                              f"(numeric and nominal attributes only)")
 
     # liac-arff gives nominal values as indices into the declared list; an
-    # attribute declared {1,0} must be turned back into its value.
+    # attribute declared {1,0}, and a label declared {TRUE,FALSE}, must be
+    # turned back into its value (1 for TRUE).
     reversed_binary = [j for j, (_, d) in enumerate(attributes)
-                       if isinstance(d, list) and len(d) == 2 and d == ["1", "0"]]
+                       if isinstance(d, list) and len(d) == 2 and (d == ["1", "0"] or (
+                           is_label[j] and _is_boolean_nominal(d) and str(d[0]).lower() == "true"))]
 
     if sparse:
         values, rows, cols = obj["data"]

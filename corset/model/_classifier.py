@@ -151,6 +151,29 @@ def _check_label_values(Y):
                              "'label absent', e.g. (Y > 0).astype(int)")
 
 
+def _text_labels_hint(Y):
+    """How to turn a Y of text labels into 0/1 ('' unless Y holds two text values, one meaning "present").
+
+    OpenML's copies of the multi-label benchmarks give their labels as the
+    strings ``'TRUE'`` and ``'FALSE'`` (``fetch_openml``): the value that
+    means "present" is named, not guessed, in the message.
+    """
+    if Y.dtype.kind not in "OUS":
+        return ""
+    try:
+        values = np.unique(Y.astype(str))
+    except (TypeError, ValueError):
+        return ""
+    if values.size != 2:
+        return ""
+    spelled = {str(v).lower(): str(v) for v in values}
+    positive = next((spelled[word] for word in ("true", "1", "yes") if word in spelled), None)
+    if positive is None:
+        return ""
+    return (f"; for labels given as text, mark the value that means 'present', e.g. "
+            f"(Y == {positive!r}).astype(int)")
+
+
 def _literal_meanings(binarizer, features):
     """What each literal of ``features`` (feature ids) says about its input column, for
     :func:`_needed_rules`, or None.
@@ -1115,7 +1138,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 if target in ("continuous-multioutput", "multiclass-multioutput", "continuous"):
                     other = np.unique(Y[(Y != 0) & (Y != 1)])[:5].tolist()
                     raise ValueError(f"Y must be a binary (0/1) indicator matrix; got a {target!r} target: it "
-                                     f"holds other values, e.g. {other}")
+                                     f"holds other values, e.g. {other}{_text_labels_hint(Y)}")
                 Yb = check_binary_matrix(Y, "Y")
                 output = {"kind": "dense", "dtype": np.dtype(Y.dtype).str}
             else:
