@@ -186,16 +186,20 @@ def _read_arff(path, label_xml, n_labels, label_names):
         if label_xml is None and n_labels is None and label_names is not None:
             # A model's labels: MULAN puts them last, MEKA first.
             for count in (-len(label_names), len(label_names)):
-                data = load_arff(path, n_labels=count, as_frame=True)
+                data = load_arff(path, n_labels=count, as_frame=True, strings="separate")
                 if data.label_names == list(label_names):
                     break
             else:
                 raise CommandError(f"{path}: the model's labels ({', '.join(label_names[:3])}, ...) are neither "
                                    f"the first nor the last {len(label_names)} attributes; give --label-xml")
         else:
-            data = load_arff(path, label_xml=label_xml, n_labels=n_labels, as_frame=True)
+            data = load_arff(path, label_xml=label_xml, n_labels=n_labels, as_frame=True, strings="separate")
     except (ValueError, FileNotFoundError) as exc:
         raise CommandError(str(exc)) from None
+    if data.strings:
+        # Free text (such as a record's identifier) is no feature a rule can test: said, not hidden.
+        print(f"note: {path}: string attribute(s) {', '.join(map(repr, data.strings))} left out of the "
+              "features (free text)", file=sys.stderr)
     return data.X, data.Y, data.feature_names, data.label_names
 
 

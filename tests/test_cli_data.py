@@ -210,3 +210,22 @@ def test_cv_counts_the_folds_whose_budget_ended_a_rising_selection(tmp_path):
     default = corset("cv", "data.csv", "--labels", labels, "--folds", 3, cwd=tmp_path)
     assert default.returncode == 0, default.stderr
     assert "note:" not in default.stdout
+
+
+def test_arff_with_string_and_true_false_labels(tmp_path):
+    # An OpenML-style file: an identifier as a string attribute, labels declared {FALSE,TRUE}.
+    rng = np.random.RandomState(0)
+    x = rng.rand(120, 4)
+    lines = ["@relation openml_style", "@attribute id string"]
+    lines += [f"@attribute x{j} numeric" for j in range(4)] + ["@attribute a {FALSE,TRUE}", "@attribute b {TRUE,FALSE}"]
+    lines.append("@data")
+    for i in range(120):
+        a, b = x[i, 0] > 0.5, x[i, 1] > 0.6
+        lines.append(f"'rec {i}'," + ",".join(f"{v:.4f}" for v in x[i]) + f",{str(a).upper()},{str(b).upper()}")
+    (tmp_path / "train.arff").write_text("\n".join(lines) + "\n")
+    done = corset("fit", "train.arff", "--n-labels", "-2", "--quiet", "--output", "m.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "string attribute(s) 'id' left out of the features" in done.stderr
+    model = json.loads((tmp_path / "m.json").read_text())
+    assert model["label_names"] == ["a", "b"]
+    assert model["features"]["input_names"] == ["x0", "x1", "x2", "x3"]   # the identifier is no feature

@@ -269,6 +269,57 @@ def test_labels_declared_false_true_in_a_sparse_file(tmp_path):
     assert data.Y.tolist() == [[0, 0], [1, 1], [1, 0]]
 
 
+WITH_STRINGS = """@relation genes
+@attribute protein string
+@attribute x numeric
+@attribute colour {red,green}
+@attribute note string
+@attribute 'lab a' {0,1}
+@attribute lab_b {FALSE,TRUE}
+@data
+'P1 ok',1.5,red,'a, b',1,FALSE
+P2,?,green,?,0,TRUE
+'P3',-2,red,c,1,TRUE
+"""
+
+
+def test_string_attributes_are_refused_unless_kept_apart(tmp_path):
+    path = write(tmp_path / "t.arff", WITH_STRINGS)
+    with pytest.raises(ValueError, match=r"attribute 'protein' has type STRING.*strings='separate'"):
+        load_arff(path, n_labels=-2)
+    with pytest.raises(ValueError, match="strings must be"):
+        load_arff(path, n_labels=-2, strings="drop")
+
+
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_string_attributes_kept_apart(tmp_path, as_frame):
+    path = write(tmp_path / "t.arff", WITH_STRINGS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # the nominal 'colour' as value indices
+        data = load_arff(path, n_labels=-2, strings="separate", as_frame=as_frame)
+    assert data.feature_names == ["x", "colour"] and data.label_names == ["lab a", "lab_b"]
+    assert np.asarray(data.Y).tolist() == [[1, 0], [0, 1], [1, 1]]
+    assert list(data.strings) == ["protein", "note"]
+    assert data.strings["protein"].tolist() == ["P1 ok", "P2", "P3"]
+    assert data.strings["note"].tolist() == ["a, b", None, "c"]
+    X = data.X.to_numpy() if as_frame else data.X
+    assert np.isnan(X[1, 0]) and X[0, 0] == 1.5 and X[2, 0] == -2
+    if as_frame:
+        assert data.X["colour"].astype(str).tolist() == ["red", "green", "red"]
+    # Labels counted among the file's attributes, strings included: the first two are the
+    # string 'protein' and x, so n_labels=2 names a string attribute as a label.
+    with pytest.raises(ValueError, match="label attribute 'protein' must be nominal"):
+        load_arff(path, n_labels=2, strings="separate")
+    plain = load_arff(write(tmp_path / "plain.arff", DENSE), n_labels=-2)
+    assert plain.strings == {}
+
+
+def test_string_attributes_in_a_sparse_file_are_refused(tmp_path):
+    text = "@relation r\n@attribute id string\n@attribute x numeric\n@attribute l {0,1}\n@data\n{0 a,1 2,2 1}\n"
+    with pytest.raises(ValueError, match="string attribute 'id' in a sparse ARFF file"):
+        load_arff(write(tmp_path / "t.arff", text), n_labels=-1, strings="separate")
+
+
 @pytest.mark.parametrize("declared", ["numeric", "{0,1,2}", "{yes,no}"])
 def test_label_attribute_must_be_nominal_binary(tmp_path, declared):
     text = f"@relation r\n@attribute x numeric\n@attribute lab {declared}\n@data\n1,{declared.strip('{}').split(',')[0] if '{' in declared else 1}\n"

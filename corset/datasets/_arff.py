@@ -235,7 +235,7 @@ def _label_columns(path, names, relation, label_xml, n_labels):
     return _columns_from_count(int(match.group(1)), len(names), "-C in @relation", path)
 
 
-def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
+def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False, strings="error"):
     """Load a multi-label ARFF file (MULAN or MEKA layout, dense or sparse, plain or gzipped).
 
     Parameters
@@ -261,6 +261,11 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
         ``{0,1}`` feature stays a 0/1 column), a sparse file's features as a
         sparse DataFrame, and ``Y`` as 0/1 columns named by the labels.
         Needs pandas.
+    strings : {"error", "separate"}, default="error"
+        What to do with string attributes (free text, such as a record's
+        identifier), which a rule cannot use: refuse the file (the default:
+        nothing is left out unasked), or keep them out of ``X`` and give
+        their values in ``strings``.  Dense files only.
 
     Returns
     -------
@@ -295,6 +300,9 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
             The ``@relation`` name.
         filename : str
             The path that was read.
+        strings : dict
+            String attribute name -> ndarray of object (str, None where
+            missing), with ``strings="separate"``; empty otherwise.
 
     Raises
     ------
@@ -319,6 +327,8 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
     A label must be 0 or 1 in every record: a missing label is an error
     rather than a guessed 0.
     """
+    if strings not in ("error", "separate"):
+        raise ValueError(f"strings must be 'error' or 'separate'; got {strings!r}")
     path = Path(os.fspath(path))
     if not path.is_file():
         raise FileNotFoundError(f"ARFF file not found: {path}")
@@ -357,10 +367,32 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
             kind = "{" + ",".join(declared) + "}" if isinstance(declared, list) else declared
             raise ValueError(f"{path}: label attribute {names[j]!r} must be nominal {{0,1}} or {{FALSE,TRUE}}; "
                              f"it is declared {kind}")
+    string_cols = [j for j, (_, declared) in enumerate(attributes) if declared == "STRING"]
     for j, (_, declared) in enumerate(attributes):
+        if declared == "STRING" and strings == "separate":
+            continue
         if not isinstance(declared, list) and declared not in _NUMERIC_TYPES:
-            raise ValueError(f"{path}: attribute {names[j]!r} has type {declared}, which is not supported "
-                             f"(numeric and nominal attributes only)")
+            hint = (" (numeric and nominal attributes only; strings='separate' keeps string attributes out of "
+                    "X, with their values in data.strings)" if declared == "STRING"
+                    else " (numeric and nominal attributes only)")
+            raise ValueError(f"{path}: attribute {names[j]!r} has type {declared}, which is not supported{hint}")
+    string_values = {}
+    if string_cols:
+        # strings="separate": the string attributes leave the file's columns here, before any
+        # number is read (n_labels and label_xml counted them as the file declares them).
+        if sparse:
+            raise ValueError(f"{path}: string attribute {names[string_cols[0]]!r} in a sparse ARFF file is not "
+                             "supported")
+        table = np.empty((len(obj["data"]), len(names)), dtype=object)
+        table[:] = obj["data"] if obj["data"] else table
+        string_values = {names[j]: table[:, j].copy() for j in string_cols}
+        keep = np.setdiff1d(np.arange(len(names)), string_cols)
+        position = np.cumsum(np.isin(np.arange(len(names)), keep)) - 1
+        obj["data"] = table[:, keep]
+        attributes = [attributes[j] for j in keep]
+        names = [names[j] for j in keep]
+        label_cols = [int(position[j]) for j in label_cols]
+        is_label = is_label[keep]
 
     # liac-arff gives nominal values as indices into the declared list; an
     # attribute declared {1,0}, and a label declared {TRUE,FALSE}, must be
@@ -413,6 +445,7 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False):
         categories=categories,
         relation=relation,
         filename=str(path),
+        strings=string_values,
     )
     if as_frame:
         return as_frames(data)
