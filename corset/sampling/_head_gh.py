@@ -63,7 +63,10 @@ MEMO_MAX_HEAD_LENGTH = 10
 """Longest maximum head length for which the searches go through the memo (see ``memo``)."""
 MEMO_COMPLETE_FEATURES = 160
 """With at most this many features, the memo's nodes keep every entry (no node is rebuilt
-complete later); with more, a node first keeps its 32 best (memory)."""
+complete later); with more, a node first keeps its ``MEMO_TOP_K`` best (memory)."""
+MEMO_TOP_K = 12
+"""Entries a non-root node of the memo keeps at first, when there are more features than
+``MEMO_COMPLETE_FEATURES`` (the searches' results do not depend on it, only their cost)."""
 
 
 class GreedyHeadSearch(HeadMethodSampler):
@@ -156,7 +159,7 @@ class GreedyHeadSearch(HeadMethodSampler):
         self.memo_max_entries = int(memo_max_entries)
         use_memo = (memo and not self.normalise and self.max_head_length is not None
                     and self.max_head_length <= MEMO_MAX_HEAD_LENGTH)
-        top_k = data.n_features if data.n_features <= MEMO_COMPLETE_FEATURES else 32
+        top_k = data.n_features if data.n_features <= MEMO_COMPLETE_FEATURES else MEMO_TOP_K
         self._memo = _gh_memo.GreedyHeadMemo(data.n_features, data.n_records, self.gamma, top_k) if use_memo else None
         self._roots = {}
         self._bits = None
