@@ -78,6 +78,23 @@ def test_sumtree_after_removing_a_heavy_record():
     assert goodness_of_fit(idx.tolist(), {0: 0.0, 1: 1.0, 2: 2.0, 3: 0.0, 4: 3.0}) > ALPHA
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.0, 0.25, 1.0, 3.0]), min_size=1, max_size=40), st.data())
+def test_cumulative_search_is_the_first_sum_above_x(weights, data):
+    # The draw's search, at its edges: x equal to a partial sum (a zero weight repeats it),
+    # x = 0, and x at or past the total (rounding: the last record of positive weight).
+    weights = np.array(weights)
+    if weights.sum() == 0:
+        weights[-1] = 1.0
+    cum, last = _weighted.cumulative(weights)
+    edges = [0.0, cum[-1], cum[-1] * 2] + [float(c) for c in cum] + [float(np.nextafter(c, -1)) for c in cum]
+    xs = np.array(edges + data.draw(st.lists(st.floats(0, float(cum[-1])), max_size=10)), dtype=np.float64)
+    want = np.searchsorted(cum, xs, side="right")
+    want[want >= cum.size] = last
+    assert _weighted.search_cumulative(cum, last, xs).tolist() == want.tolist()
+    assert all(weights[i] > 0 for i in _weighted.search_cumulative(cum, last, xs[xs >= 0]))
+
+
 def test_cumulative_sums_are_compensated():
     """1 + 1e-16 repeated: a naive running sum never moves, the stored sums do."""
     w = np.array([1.0] + [1e-16] * 10_000)

@@ -80,16 +80,19 @@ ctypedef struct HeadSpace:
 cdef inline index_t neg_record(const PairProposal* p, Py_ssize_t i) noexcept nogil:
     """Record id of negative i: ``neg_records[i]``, or without that array the i-th record
     (from 0, ascending) not in the sorted ``pos_records``: i + #{j : pos_records[j] - j <= i}."""
-    cdef Py_ssize_t lo = 0, hi = p.n_pos, mid
+    cdef Py_ssize_t base = 0, length = p.n_pos, half
     if p.neg_records != NULL:
         return p.neg_records[i]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if p.pos_records[mid] - mid <= i:
-            lo = mid + 1
-        else:
-            hi = mid
-    return <index_t>(i + lo)
+    if length == 0:
+        return <index_t>i
+    # #{j : pos_records[j] - j <= i}, a non-decreasing key: the search without branches on the
+    # data (each halving step a conditional move).
+    while length > 1:
+        half = length >> 1
+        base = base + half if p.pos_records[base + half] - (base + half) <= i else base
+        length -= half
+    base += p.pos_records[base] - base <= i
+    return <index_t>(i + base)
 
 
 cdef double log_acceptance(const PairProposal* p, Py_ssize_t i_pos, Py_ssize_t i_neg) noexcept nogil

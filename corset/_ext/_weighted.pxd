@@ -14,13 +14,41 @@
 # * a sum tree (a complete binary tree whose internal nodes are recomputed
 #   from their children on every update): the dynamic sampler of tail
 #   sampling, whose weights change as rules are selected.
+from corset._ext._random cimport rng_uniform
 from corset._ext._typedefs cimport index_t, uint64_t
 
 # -- static: cumulative weights + binary search -----------------------------
 cdef Py_ssize_t cumulative_fill(const double* weights, Py_ssize_t n,
                                 double* cumulative) noexcept nogil
-cdef Py_ssize_t cumulative_draw(const double* cumulative, Py_ssize_t n,
-                                Py_ssize_t last_positive, uint64_t* state) noexcept nogil
+
+
+cdef inline Py_ssize_t cumulative_search(const double* cumulative, Py_ssize_t n,
+                                         Py_ssize_t last_positive, double x) noexcept nogil:
+    """The first i with c_i > x (``last_positive`` when there is none), for n >= 1.
+
+    Without branches on the data (each halving step a conditional move): the
+    draws of every proposal of head sampling go through it.
+    """
+    cdef Py_ssize_t base = 0, length = n, half
+    # Invariant: the first i with c_i > x lies in [base, base + length].
+    while length > 1:
+        half = length >> 1
+        base = base + half if cumulative[base + half] <= x else base
+        length -= half
+    base += cumulative[base] <= x
+    if base >= n:
+        return last_positive
+    return base
+
+
+cdef inline Py_ssize_t cumulative_draw(const double* cumulative, Py_ssize_t n,
+                                       Py_ssize_t last_positive, uint64_t* state) noexcept nogil:
+    """Record i with probability (c_i - c_{i-1}) / c_{n-1}: the first i with c_i > u * c_{n-1}.
+
+    ``last_positive`` (from ``cumulative_fill``) catches the rounding case
+    u * total >= total.  The caller guarantees a positive total (so n >= 1).
+    """
+    return cumulative_search(cumulative, n, last_positive, rng_uniform(state) * cumulative[n - 1])
 
 # -- static: Vose's alias method ---------------------------------------------
 cdef int alias_fill(const double* weights, Py_ssize_t n, double* prob,

@@ -66,24 +66,7 @@ cdef Py_ssize_t cumulative_fill(const double* weights, Py_ssize_t n,
     return last
 
 
-cdef Py_ssize_t cumulative_draw(const double* cumulative, Py_ssize_t n,
-                                Py_ssize_t last_positive, uint64_t* state) noexcept nogil:
-    """Record i with probability (c_i - c_{i-1}) / c_{n-1}: the first i with c_i > u * c_{n-1}.
-
-    ``last_positive`` (from ``cumulative_fill``) catches the rounding case
-    u * total >= total.  The caller guarantees a positive total.
-    """
-    cdef double x = rng_uniform(state) * cumulative[n - 1]
-    cdef Py_ssize_t lo = 0, hi = n, mid
-    while lo < hi:
-        mid = lo + ((hi - lo) >> 1)
-        if cumulative[mid] > x:
-            hi = mid
-        else:
-            lo = mid + 1
-    if lo >= n:
-        return last_positive
-    return lo
+# cumulative_draw is inline, in _weighted.pxd: the head samplers draw from it in their hot loops.
 
 
 # -- static: Vose's alias method ---------------------------------------------
@@ -213,6 +196,19 @@ def draw_cumulative(const double[::1] cum, Py_ssize_t last_positive, Py_ssize_t 
     with nogil:
         for i in range(n_draws):
             view[i] = cumulative_draw(&cum[0], n, last_positive, &state)
+    return out
+
+
+def search_cumulative(const double[::1] cum, Py_ssize_t last_positive, const double[::1] xs):
+    """For each x of ``xs``, the record ``draw_cumulative`` gives when u * total is x (tests)."""
+    cdef Py_ssize_t n = cum.shape[0], i
+    if n == 0:
+        raise ValueError("search_cumulative: no partial sums")
+    out = np.empty(xs.shape[0], dtype=np.int64)
+    cdef long long[::1] view = out
+    with nogil:
+        for i in range(xs.shape[0]):
+            view[i] = cumulative_search(&cum[0], n, last_positive, xs[i])
     return out
 
 
