@@ -312,6 +312,9 @@ def test_string_attributes_kept_apart(tmp_path, as_frame):
         load_arff(path, n_labels=2, strings="separate")
     plain = load_arff(write(tmp_path / "plain.arff", DENSE), n_labels=-2)
     assert plain.strings == {}
+    empty = load_arff(write(tmp_path / "empty.arff", WITH_STRINGS.split("@data")[0] + "@data\n"), n_labels=-2,
+                      strings="separate")
+    assert empty.X.shape == (0, 2) and empty.Y.shape == (0, 2) and empty.strings["protein"].size == 0
 
 
 def test_string_attributes_in_a_sparse_file_are_refused(tmp_path):

@@ -383,8 +383,10 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False, strings="e
         if sparse:
             raise ValueError(f"{path}: string attribute {names[string_cols[0]]!r} in a sparse ARFF file is not "
                              "supported")
+        # An object table: the values keep their Python types (no common dtype is inferred).
         table = np.empty((len(obj["data"]), len(names)), dtype=object)
-        table[:] = obj["data"] if obj["data"] else table
+        if len(table):
+            table[:] = obj["data"]
         string_values = {names[j]: table[:, j].copy() for j in string_cols}
         keep = np.setdiff1d(np.arange(len(names)), string_cols)
         position = np.cumsum(np.isin(np.arange(len(names)), keep)) - 1
