@@ -7,8 +7,8 @@ from sklearn.model_selection import KFold
 from corset.datasets import make_rule_data
 from corset.model import CorsetClassifier, Rule
 from corset.selection import default_tail
-from corset.model._classifier import (VALIDATED_STOP_FOLDS, _prefix_counts, _prefix_curves, _support_grid,
-                                      _validated_length, _validated_support)
+from corset.model._classifier import (VALIDATED_STOP_FOLDS, _fold_curve, _prefix_counts, _prefix_curves,
+                                      _support_grid, _validated_length, _validated_support)
 
 SMALL = dict(n_rules=80, n_tails=10, n_heads_per_tail=5)
 
@@ -93,6 +93,23 @@ def test_prefix_curves_are_those_of_the_models_without_rare_rules(seed):
     for threshold, (tp, fp, fn) in zip(thresholds, curves):
         expected = brute_counts(without_rare(model, threshold), X[:300], Y[:300], X[300:], Y[300:])
         np.testing.assert_array_equal(np.vstack([tp, fp, fn]), expected)
+
+
+@pytest.mark.parametrize("negations", [False, True])
+def test_a_fold_fit_scores_its_rules_from_its_own_data_as_from_X(negations):
+    # A fold fit keeps its records' BinaryData (its held-out stop); the curves read the rules'
+    # records from it.  Without it they come from X, binarized again: the same counts.
+    X, Y = noisy_data(0)
+    est = CorsetClassifier(random_state=0, prune_redundant=False, validated_stop=False, negations=negations,
+                           **SMALL)
+    thresholds = [0, 2.5, 4]
+    curves = _fold_curve(est, X[:300], Y[:300], X[300:], Y[300:], thresholds)
+    assert est._held_out_patience is not None and len(est.rules_) > 2
+    assert not negations or any(r.negated for r in est.rules_)
+    est._held_out_patience = None
+    again = _prefix_curves(est, X[:300], Y[:300], X[300:], Y[300:], thresholds)
+    for got, want in zip(curves, again):
+        np.testing.assert_array_equal(np.vstack(got), np.vstack(want))
 
 
 def test_support_grid():

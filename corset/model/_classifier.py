@@ -9,6 +9,7 @@ The fitted model is a list of plain :class:`~corset.model.Rule` objects.
 """
 import dataclasses
 import numbers
+from itertools import chain
 from numbers import Integral, Real
 
 import numpy as np
@@ -291,9 +292,13 @@ class _PrefixState:
 
     def __init__(self, model, X, Y, data=None):
         # ``data``: the BinaryData of X that the fit itself read (a fold's own records), whose
-        # literal columns the rules' heads index directly: no second binarization of X.
-        fired = model._fired(None, data) if data is not None else model._fired(model._check_X(X))
-        self.fired = sp.csc_array(fired)
+        # literal columns the rules' heads index directly: no second binarization of X, and each
+        # rule's records come straight from the inverted index (no fired matrix to transpose).
+        if data is not None:
+            self.fired_indptr, self.fired_ids = model._rule_records(data)
+        else:
+            fired = sp.csc_array(model._fired(model._check_X(X)))
+            self.fired_indptr, self.fired_ids = fired.indptr, fired.indices
         self.truth = sp.csr_array(Y).toarray().astype(bool)
         self.n_records, self.n_labels = self.truth.shape
         self.count = np.count_nonzero(self.truth, axis=0).astype(np.int64)
@@ -308,7 +313,7 @@ class _PrefixState:
         """
         L, m = self.n_labels, len(kept)
         if self._pairs is None:   # every rule's (record, label) pairs, once, in rule order
-            indptr, indices = self.fired.indptr, self.fired.indices
+            indptr, indices = self.fired_indptr, self.fired_ids
             sizes = np.diff(indptr)
             lengths = np.fromiter(map(len, tails), dtype=np.int64, count=len(tails))
             rule = np.repeat(np.arange(len(tails), dtype=np.int64), sizes * lengths)
@@ -1693,6 +1698,21 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         """(rows, cols) of the entries of ``columns`` on each of n rows (rules or labels that always apply)."""
         columns = np.asarray(columns, dtype=np.int64)
         return np.repeat(np.arange(n), columns.size), np.tile(columns, n)
+
+    def _rule_records(self, data):
+        """``(indptr, ids)``: per rule of ``rules_``, the records of ``data`` (a BinaryData over the
+        fit's literals) it fires on, ascending; a rule with an empty head fires on every record.
+
+        The columns of :meth:`_fired` ``(None, data)``, read from the inverted index.
+        """
+        from .._ext import _selection
+
+        _, heads = self._literal_heads(None, self.rules_, data)
+        head_indptr = np.zeros(len(heads) + 1, dtype=np.int64)
+        np.cumsum([len(h) for h in heads], out=head_indptr[1:])
+        head_ids = np.fromiter(chain.from_iterable(heads), dtype=np.int32, count=int(head_indptr[-1]))
+        index = data.feature_records
+        return _selection.supports(index.indptr, index.ids, data.n_records, head_indptr, head_ids)
 
     def _fired(self, Xb, data=None):
         """(n_samples, len(rules_)) CSR: which rules fire; a rule with an empty head fires everywhere.
