@@ -1037,6 +1037,21 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
 
     @classmethod
+    def _get_param_names(cls):
+        """scikit-learn's parameter names, read from ``__init__``'s signature once per class.
+
+        ``get_params`` (``clone``, ``set_params``, the parameter validation of every
+        fit) reads the signature each time; the internal validation makes a dozen
+        fold estimators per fit, so the names are kept on the class (each subclass
+        its own: a subclass may take other parameters).
+        """
+        names = cls.__dict__.get("_param_names")
+        if names is None:
+            names = tuple(super()._get_param_names())
+            cls._param_names = names
+        return list(names)
+
+    @classmethod
     def paper(cls, **params):
         """The configuration of the paper's experiments: Algorithm 1 as printed.
 
