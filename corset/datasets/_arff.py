@@ -389,11 +389,10 @@ def load_arff(path, label_xml=None, n_labels=None, *, as_frame=False, strings="e
             table[:] = obj["data"]
         string_values = {names[j]: table[:, j].copy() for j in string_cols}
         keep = np.setdiff1d(np.arange(len(names)), string_cols)
-        position = np.cumsum(np.isin(np.arange(len(names)), keep)) - 1
         obj["data"] = table[:, keep]
         attributes = [attributes[j] for j in keep]
         names = [names[j] for j in keep]
-        label_cols = [int(position[j]) for j in label_cols]
+        label_cols = np.searchsorted(keep, label_cols).tolist()   # no label is a string attribute
         is_label = is_label[keep]
 
     # liac-arff gives nominal values as indices into the declared list; an

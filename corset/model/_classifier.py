@@ -9,7 +9,6 @@ The fitted model is a list of plain :class:`~corset.model.Rule` objects.
 """
 import dataclasses
 import numbers
-from itertools import chain
 from numbers import Integral, Real
 
 import numpy as np
@@ -1721,11 +1720,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         The columns of :meth:`_fired` ``(None, data)``, read from the inverted index.
         """
         from .._ext import _selection
+        from ..rules._check import _rules_to_csr
 
         _, heads = self._literal_heads(None, self.rules_, data)
-        head_indptr = np.zeros(len(heads) + 1, dtype=np.int64)
-        np.cumsum([len(h) for h in heads], out=head_indptr[1:])
-        head_ids = np.fromiter(chain.from_iterable(heads), dtype=np.int32, count=int(head_indptr[-1]))
+        head_indptr, head_ids = _rules_to_csr([(h, r.tail) for h, r in zip(heads, self.rules_)])[:2]
         index = data.feature_records
         return _selection.supports(index.indptr, index.ids, data.n_records, head_indptr, head_ids)
 
