@@ -19,10 +19,10 @@ def _data(seed):
     return data, sorted(t for t in tails if data.tail_support(np.asarray(t, np.int32)).size)
 
 
-def _pair(data, top_k, sorted_prefix=256, child_sorted=32, **options):
+def _pair(data, top_k, sorted_prefix=256, child_sorted=32, upgrade_top_k=-1, **options):
     memo = GreedyHeadSearch(data, memo=True, **options)
     memo._memo = GreedyHeadMemo(data.n_features, data.n_records, memo.gamma, top_k=top_k,
-                                sorted_prefix=sorted_prefix, child_sorted=child_sorted)
+                                sorted_prefix=sorted_prefix, child_sorted=child_sorted, upgrade_top_k=upgrade_top_k)
     return memo, GreedyHeadSearch(data, memo=False, **options)
 
 
@@ -41,12 +41,13 @@ OPTIONS = list(itertools.product([0.5, 1.0 / 3, 0.0], [0.1, 0.0], ["difference",
                                  ["uniform", "deterministic", "uncovered"], [(1, None), (2, 3), (1, 2)]))
 
 
-@pytest.mark.parametrize("top_k, sorted_prefix, child_sorted", [(1, 1, 1), (2, 3, 32), (32, 256, 32),
-                                                                (6, 2, 2), (1000, 256, 1)])
-def test_memo_matches_plain_kernel(global_random_seed, top_k, sorted_prefix, child_sorted):
-    """Many data sets, every option, tiny top_k (nodes completed on demand), tiny sorted
-    prefixes of complete nodes and of children (choices among their unsorted entries), children
-    that keep every entry, repeated calls."""
+@pytest.mark.parametrize("top_k, sorted_prefix, child_sorted, upgrade_top_k",
+                         [(1, 1, 1, -1), (1, 1, 1, 2), (2, 3, 32, 3), (32, 256, 32, -1), (6, 2, 2, 1),
+                          (1000, 256, 1, -1)])
+def test_memo_matches_plain_kernel(global_random_seed, top_k, sorted_prefix, child_sorted, upgrade_top_k):
+    """Many data sets, every option, tiny top_k (nodes rebuilt on demand: with a few more entries,
+    then complete; or complete at once), tiny sorted prefixes of complete nodes and of children
+    (choices among their unsorted entries), children that keep every entry, repeated calls."""
     rng = np.random.RandomState(global_random_seed)
     for case in range(6):
         data, tails = _data(global_random_seed * 100 + case)
@@ -54,8 +55,9 @@ def test_memo_matches_plain_kernel(global_random_seed, top_k, sorted_prefix, chi
             continue
         for i in rng.choice(len(OPTIONS), size=12, replace=False):
             gamma, epsilon, candidates, seed, (lo, hi) = OPTIONS[i]
-            memo, plain = _pair(data, top_k, sorted_prefix, child_sorted, gamma=gamma, epsilon=epsilon,
-                                candidates=candidates, seed=seed, min_head_length=lo, max_head_length=hi)
+            memo, plain = _pair(data, top_k, sorted_prefix, child_sorted, upgrade_top_k, gamma=gamma,
+                                epsilon=epsilon, candidates=candidates, seed=seed, min_head_length=lo,
+                                max_head_length=hi)
             for call in range(3):  # the tree is kept and extended across calls
                 batch = tails + tails[:1]
                 got = memo.sample_many(batch, 5, random_state=call, n_threads=1 + call % 2)
@@ -313,6 +315,53 @@ def test_bitsets_and_stamps_build_the_same_trees(global_random_seed):
     assert trees[0] == trees[1]
 
 
+def test_rebuilt_nodes_keep_their_better_part_then_every_entry(global_random_seed):
+    """A truncated node that does not decide a step is rebuilt with its best ``upgrade_top_k``
+    entries, and complete only when those do not decide either: the heads are the plain kernel's,
+    both kinds of rebuild happen, and a node rebuilt once holds the first ``upgrade_top_k``
+    entries of its complete list (same order, same counts)."""
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.rand(120, 40) < rng.uniform(0.05, 0.3)
+    Y = rng.rand(120, 3) < 0.4
+    data = BinaryData.with_negations(X, Y, np.arange(40))
+    tails = [t for t in [(0,), (1,), (2,), (0, 1)] if data.tail_support(np.asarray(t, np.int32)).size]
+    memo, plain = _pair(data, 1, 256, 1, 3, seed="uniform", max_head_length=4, gamma=0.5, epsilon=0.0)
+    complete, _ = _pair(data, data.n_features, 256, 256, seed="uniform", max_head_length=4, gamma=0.5,
+                        epsilon=0.0)
+    for search in (memo, complete):
+        search._bits = (None, 0)   # no direct last steps: every undecided step rebuilds its node
+    for call in range(2):
+        expected = plain.sample_many(tails, 20, random_state=call)
+        assert memo.sample_many(tails, 20, random_state=call) == expected
+        assert complete.sample_many(tails, 20, random_state=call) == expected
+    m = memo._memo
+    assert m.upgrade_top_k == 3
+    assert 0 < m.n_complete_upgrades < m.n_upgrades
+    # Every node of the truncated tree is in the complete one (same paths): compare entries.
+    full = {complete._memo.path(i): i for i in range(complete._memo.n_nodes)}
+    partial = 0
+    for node in range(m.n_nodes):
+        features, gains, n_pos, n_support = m.entries(node)
+        if features.size != 3:
+            continue
+        partial += 1
+        ref = complete._memo.entries(full[m.path(node)])
+        order = np.lexsort((ref[0], -ref[1]))[:3]
+        for got, want in zip((features, gains, n_pos, n_support), ref):
+            np.testing.assert_array_equal(got, want[order])
+    assert partial > 0
+
+
+def test_upgrade_top_k_defaults_to_half_the_features_and_survives_copies():
+    import copy
+
+    memo = GreedyHeadMemo(101, 10, 0.5, top_k=2)
+    assert memo.upgrade_top_k == 50
+    assert GreedyHeadMemo(101, 10, 0.5, top_k=60).upgrade_top_k == 60   # at least top_k
+    assert GreedyHeadMemo(101, 10, 0.5, top_k=2, upgrade_top_k=10**9).upgrade_top_k == 101
+    assert copy.copy(GreedyHeadMemo(101, 10, 0.5, top_k=2, upgrade_top_k=7)).upgrade_top_k == 7
+
+
 def test_huge_top_k_and_sorted_prefix_are_clamped():
     """A memo keeps at most n_features entries per node, so larger values change nothing."""
     data, tails = _data(5)
@@ -351,7 +400,8 @@ def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_f
     the counting mode (sparse, dense, popcounts); the best 32 come first, in order.  With negated
     literals (of a random half of the features), whose entries node builds make from their
     features' counts, the same holds of every literal.  A node truncated to its ``top_k`` best
-    (top_k 8) keeps exactly the best 8 of those entries, in order."""
+    (top_k 8), or rebuilt with its ``upgrade_top_k`` best, keeps exactly the best 8 (or
+    ``upgrade_top_k``) of those entries, in order."""
     rng = np.random.RandomState(global_random_seed)
     X = rng.rand(150, n_features) < (density or rng.uniform(0.05, 0.6))
     Y = rng.rand(150, 2) < 0.4
@@ -387,11 +437,12 @@ def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_f
             expected[int(h)] = (value - phi, int(positive[rows].sum()), int(rows.sum()))
         features, gains, n_pos, n_support = memo.entries(node)
         got = {int(f): (g, int(p), int(n)) for f, g, p, n in zip(features, gains, n_pos, n_support)}
-        if head and len(features) == top_k < len(expected):
-            # Truncated (not completed since): the best top_k in the node's order, decreasing
-            # gain then increasing id, the gain ordered by the value from the exact counts.
+        if head and len(features) in (top_k, memo.upgrade_top_k) and len(features) < len(expected):
+            # Truncated (not completed since; or rebuilt with its better half): the best top_k
+            # (upgrade_top_k) in the node's order, decreasing gain then increasing id, the gain
+            # ordered by the value from the exact counts.
             best = sorted(expected, key=lambda h: (-(expected[h][1] - gamma * (expected[h][2] - expected[h][1])), h))
-            expected = {h: expected[h] for h in best[:top_k]}
+            expected = {h: expected[h] for h in best[:len(features)]}
             n_truncated += 1
         assert got.keys() == expected.keys()
         for h, (g, p, n) in expected.items():
