@@ -357,6 +357,7 @@ def test_upgrade_top_k_defaults_to_half_the_features_and_survives_copies():
 
     memo = GreedyHeadMemo(101, 10, 0.5, top_k=2)
     assert memo.upgrade_top_k == 50
+    assert GreedyHeadMemo(101, 10, 0.5, top_k=2, upgrade_top_k=-7).upgrade_top_k == 50   # any negative
     assert GreedyHeadMemo(101, 10, 0.5, top_k=60).upgrade_top_k == 60   # at least top_k
     assert GreedyHeadMemo(101, 10, 0.5, top_k=2, upgrade_top_k=10**9).upgrade_top_k == 101
     assert copy.copy(GreedyHeadMemo(101, 10, 0.5, top_k=2, upgrade_top_k=7)).upgrade_top_k == 7

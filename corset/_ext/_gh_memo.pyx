@@ -125,7 +125,7 @@ cdef class GreedyHeadMemo:
     upgrade_top_k : int, default=-1
         Entries a truncated node keeps when it is first rebuilt (its
         ``top_k`` best did not decide a search's step): its best
-        ``upgrade_top_k`` (-1: half of ``n_features``); a node they do not
+        ``upgrade_top_k`` (negative: half of ``n_features``); a node they do not
         decide either is rebuilt complete.  A value of at most ``top_k``
         rebuilds every such node complete at once.  With negated literals, a
         node of sparse data holds nearly every negated literal, and
