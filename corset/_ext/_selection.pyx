@@ -42,6 +42,14 @@ cdef extern from "corset_gains.h":
         const float64_t* distance_sums, const uint8_t* eligible, Py_ssize_t n_candidates,
         float64_t lam, int submodular, float64_t* gains, int64_t* areas, ptr_t* base,
         const uint64_t** bits, const index_t** rank_rows) noexcept nogil
+    Py_ssize_t lazy_rank_gains "corset_lazy_rank_gains"(
+        const ptr_t* label_indptr, const float64_t* credit, const uint64_t* label_bits,
+        const index_t* ranks, Py_ssize_t n_words, const ptr_t* support_indptr, const index_t* support_ids,
+        const ptr_t* tail_indptr, const index_t* tail_ids, const float64_t* accuracy,
+        const float64_t* distance_sums, const uint8_t* eligible, Py_ssize_t n_candidates,
+        float64_t lam, int submodular, float64_t* gains, int64_t* areas, float64_t* q_bound,
+        int64_t* area_bound, uint8_t* exact, ptr_t* base, const uint64_t** bits,
+        const index_t** rank_rows) noexcept nogil
 
 
 # A rule's supports come from ANDed record bitsets instead of merged id lists
@@ -650,6 +658,15 @@ def greedy_gains(const ptr_t[::1] y_indptr, const index_t[::1] y_ids,
     return chosen
 
 
+def _tail_scratch(const ptr_t[::1] tail_indptr, Py_ssize_t n_candidates):
+    """Scratch of the label-major gain loops for the widest tail: ``(cursor, rows, widest)``, two
+    int64 slots per tail label, and per tail slot its label's bitset row then its ranks row."""
+    cdef Py_ssize_t c, widest = 1
+    for c in range(n_candidates):
+        widest = max(widest, tail_indptr[c + 1] - tail_indptr[c])
+    return np.empty(2 * widest, dtype=np.int64), np.empty(2 * widest, dtype=np.uintp), widest
+
+
 def greedy_gains_by_label(const ptr_t[::1] label_indptr, const index_t[::1] label_ids,
                           const float64_t[::1] credit,
                           const ptr_t[::1] support_indptr, const index_t[::1] support_ids,
@@ -677,7 +694,7 @@ def greedy_gains_by_label(const ptr_t[::1] label_indptr, const index_t[::1] labe
     away, instead of a gallop along the list: the same results, about twice
     as fast on large data.
     """
-    cdef Py_ssize_t n_candidates = accuracy.shape[0], chosen, c, widest = 1
+    cdef Py_ssize_t n_candidates = accuracy.shape[0], chosen, c, widest
     cdef Py_ssize_t n_labels = label_indptr.shape[0] - 1
     if n_candidates == 0:
         return -1
@@ -690,11 +707,8 @@ def greedy_gains_by_label(const ptr_t[::1] label_indptr, const index_t[::1] labe
                                    or label_ranks.shape[0] < n_labels * n_words):
         raise ValueError(f"greedy_gains_by_label: bitsets and ranks too small for {n_labels} labels "
                          f"with n_words={n_words}")
-    for c in range(n_candidates):
-        widest = max(widest, tail_indptr[c + 1] - tail_indptr[c])
-    cursor = np.empty(2 * widest, dtype=np.int64)
+    cursor, rows, widest = _tail_scratch(tail_indptr, n_candidates)
     cdef ptr_t[::1] cursor_v = cursor
-    rows = np.empty(2 * widest, dtype=np.uintp)   # per tail slot: its label's bitset, then its ranks
     cdef size_t[::1] rows_v = rows
     if label_bits is not None and n_labels > 0 and credit.shape[0] > 0:
         with nogil:
@@ -713,6 +727,77 @@ def greedy_gains_by_label(const ptr_t[::1] label_indptr, const index_t[::1] labe
                                              &cursor_v[0])
     return chosen
 
+
+
+def lazy_greedy_gains_by_label(const ptr_t[::1] label_indptr, const float64_t[::1] credit,
+                               const ptr_t[::1] support_indptr, const index_t[::1] support_ids,
+                               const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids,
+                               const float64_t[::1] accuracy, const float64_t[::1] distance_sums,
+                               const uint8_t[::1] eligible, float64_t lam, bint submodular,
+                               float64_t[::1] gains, int64_t[::1] areas, float64_t[::1] q_bound,
+                               int64_t[::1] area_bound, uint8_t[::1] exact,
+                               const uint64_t[::1] label_bits, const index_t[::1] label_ranks,
+                               Py_ssize_t n_words):
+    """The arg max of :func:`greedy_gains_by_label` (with bitsets and ranks), evaluating lazily.
+
+    Minoux's accelerated greedy: ``q_bound`` and ``area_bound`` hold each
+    candidate's quality term (ΔQ, or a·area without the submodular quality)
+    and area from an earlier evaluation under a coverage contained in the
+    current one (``inf`` for a candidate never evaluated).  Neither can have
+    grown since, so ``½·q_bound + λ·distance_sums`` bounds the gain from
+    above, and a candidate is evaluated only while its bound can still reach
+    the best gain found (ties going to the lowest index, as in the full
+    loop).  Returns the same index as :func:`greedy_gains_by_label` (-1: no
+    eligible candidate with a positive gain).  On return, for each evaluated
+    candidate (``exact`` 1): its exact area and gain in ``areas`` and
+    ``gains``, and its new bounds; for the others (``exact`` 0): their
+    bounds in ``areas`` and ``gains``.  Ineligible candidates are never
+    evaluated; a candidate whose ``q_bound`` is ``inf`` and that is eligible
+    always is (how a caller completes the exact areas of chosen ones).
+    """
+    cdef Py_ssize_t n_candidates = accuracy.shape[0], chosen, c, widest
+    cdef Py_ssize_t n_labels = label_indptr.shape[0] - 1
+    for name, arr in (("support_indptr", support_indptr), ("tail_indptr", tail_indptr)):
+        if arr.shape[0] != n_candidates + 1:
+            raise ValueError(f"lazy_greedy_gains_by_label: {name} must hold {n_candidates + 1} offsets")
+    for name, size in (("distance_sums", distance_sums.shape[0]), ("eligible", eligible.shape[0]),
+                       ("gains", gains.shape[0]), ("areas", areas.shape[0]), ("q_bound", q_bound.shape[0]),
+                       ("area_bound", area_bound.shape[0]), ("exact", exact.shape[0])):
+        if size != n_candidates:
+            raise ValueError(f"lazy_greedy_gains_by_label: {name} holds {size} values for {n_candidates} candidates")
+    if n_candidates == 0:
+        return -1
+    if credit.shape[0] != label_indptr[n_labels]:
+        raise ValueError(f"lazy_greedy_gains_by_label: credit holds {credit.shape[0]} values for "
+                         f"{label_indptr[n_labels]} label occurrences")
+    if n_words < 1 or label_bits.shape[0] < n_labels * n_words or label_ranks.shape[0] < n_labels * n_words:
+        raise ValueError(f"lazy_greedy_gains_by_label: bitsets and ranks too small for {n_labels} labels "
+                         f"with n_words={n_words}")
+    cursor, rows, widest = _tail_scratch(tail_indptr, n_candidates)
+    cdef ptr_t[::1] cursor_v = cursor
+    cdef size_t[::1] rows_v = rows
+    if n_labels == 0 or credit.shape[0] == 0:
+        # No label occurrence: every area and quality is 0 (the full loop's values).
+        for c in range(n_candidates):
+            exact[c] = 0
+            if eligible[c]:
+                q_bound[c] = 0.0
+                area_bound[c] = 0
+                exact[c] = 1
+            areas[c] = area_bound[c]
+            gains[c] = 0.5 * q_bound[c] + lam * distance_sums[c]
+        chosen = -1
+        for c in range(n_candidates):
+            if eligible[c] and gains[c] > (gains[chosen] if chosen >= 0 else 0.0):
+                chosen = c
+        return chosen
+    with nogil:
+        chosen = lazy_rank_gains(&label_indptr[0], &credit[0], &label_bits[0], _iptr(label_ranks), n_words,
+                                 &support_indptr[0], _iptr(support_ids), &tail_indptr[0], _iptr(tail_ids),
+                                 &accuracy[0], &distance_sums[0], &eligible[0], n_candidates, lam, submodular,
+                                 &gains[0], &areas[0], &q_bound[0], &area_bound[0], &exact[0], &cursor_v[0],
+                                 <const uint64_t**> &rows_v[0], <const index_t**> &rows_v[widest])
+    return chosen
 
 def add_distance_sums(const ptr_t[::1] support_indptr, const index_t[::1] support_ids,
                       const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids,

@@ -443,6 +443,8 @@ class _HeldOutPatience(StoppingCriterion):
         ``VALIDATION_PATIENCE`` and ``VALIDATION_PATIENCE_FACTOR``.
     """
 
+    _reads_pool_share_before_adding_only = True
+
     reason = "validation"
 
     def __init__(self, held_out, default_rule, n_rules, patience, factor):
@@ -590,6 +592,8 @@ class _KeptRules(StoppingCriterion):
     selection's first steps do not depend on what follows them, so stopping
     here gives the kept rules of the whole selection.
     """
+
+    _reads_pool_share_before_adding_only = True
 
     reason = "validated"
 

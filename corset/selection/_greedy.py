@@ -29,6 +29,11 @@ rule is added.  One greedy step is one compiled pass over the pool
 (``corset._ext._selection.greedy_gains``).  In round 2, and on a fixed pool,
 each candidate's sum of distances to the chosen rules is kept and updated
 with the newly chosen rule only, so a step costs one pass over the pool.
+In round 1, a candidate seen in an earlier pool keeps the quality term and
+area of its last evaluation, upper bounds of the current ones as the
+coverage only grows: a step evaluates only the candidates whose bound can
+still reach the best gain (Minoux's accelerated greedy, :func:`_lazy_areas`),
+with the same choices.
 """
 from collections import namedtuple
 from dataclasses import dataclass, field
@@ -40,7 +45,7 @@ from .._ext._rule_registry import RuleRegistry
 from .._validation import check_positive_int
 from ..binarydata import BinaryData
 from ._stopping import BestTrainingF1, RuleBudget, ShareTolerance, StepInfo, check_stopping_criteria, check_tol
-from ._objective import _areas, _check_lam, check_quality, objective_terms
+from ._objective import _areas, _check_lam, _lazy_areas, check_quality, objective_terms
 from ..rules import CandidatePool, Coverage, check_rules
 from ..rules._check import _gather_csr
 from ._rules import RuleStatistics, _statistics_from_csr
@@ -273,7 +278,9 @@ class _CandidateStore:
     order: the same value).  Only a pool too large on its own drops the
     store: every pool is then computed afresh (``active`` False).  Rules
     live in slots (``slot[number] - 1``; 0: not stored), in the order they
-    were stored.
+    were stored.  Each stored rule also keeps the quality term and area of
+    its last gain evaluation (``q_bound``, ``area_bound``; ``inf`` before the
+    first), which bound its later gains from above (:func:`_lazy_areas`).
     """
 
     def __init__(self, data, lam, allow_empty_coverage, min_support, max_bytes=None):
@@ -295,6 +302,10 @@ class _CandidateStore:
         self.columns = _new_columns()
         self.eligible = _Growing(np.uint8)   # intrinsic eligibility, cleared once chosen
         self.sums = _Growing(np.float64)
+        # Per slot: the quality term and area of the rule's last gain evaluation (inf: none yet),
+        # upper bounds of the current ones (the coverage only grows): see _lazy_areas.
+        self.q_bound = _Growing(np.float64)
+        self.area_bound = _Growing(np.int64)
 
     def _slots(self, numbers):
         """The slots of rules ``numbers`` (-1: not stored)."""
@@ -303,7 +314,7 @@ class _CandidateStore:
         return self.slot.view[numbers] - 1
 
     def pool(self, state, arrays, numbers, flags):
-        """(RuleStatistics, distance sums, eligibility) of a de-duplicated pool, or None when inactive.
+        """(RuleStatistics, distance sums, eligibility, slots) of a de-duplicated pool, or None when inactive.
 
         ``numbers``: the pool's rules' registry numbers; ``flags & 2``: chosen already.
         """
@@ -319,7 +330,15 @@ class _CandidateStore:
         stats = RuleStatistics(None, arrays, support_indptr, support_ids, columns["head_counts"],
                                columns["tail_counts"], self.data.n_records,
                                _derived=tuple(columns[name] for name in _DERIVED))
-        return stats, self.sums.view[slots], self.eligible.view[slots].copy()
+        return stats, self.sums.view[slots], self.eligible.view[slots].copy(), slots
+
+    def bounds(self, slots):
+        """Copies of the gain bounds (quality term, area) of the rules in ``slots``."""
+        return self.q_bound.view[slots], self.area_bound.view[slots]
+
+    def set_bounds(self, slots, q_bound, area_bound):
+        self.q_bound.view[slots] = q_bound
+        self.area_bound.view[slots] = area_bound
 
     def _add(self, state, arrays, numbers, flags, rows):
         """Store the pool's rules ``rows`` (not stored yet: new, or evicted since)."""
@@ -331,7 +350,7 @@ class _CandidateStore:
                 # Too large even alone: drop everything (the caller computes every pool afresh from now on).
                 self.active = False
                 self.slot = self.numbers = self.supports = self.tails = self.columns = None
-                self.eligible = self.sums = None
+                self.eligible = self.sums = self.q_bound = self.area_bound = None
                 return
         eligible = _base_eligibility(stats, self.allow_empty_coverage, self.min_support)
         eligible[(flags[rows] & 2) != 0] = 0   # an evicted rule chosen since
@@ -348,6 +367,8 @@ class _CandidateStore:
             column.append(getattr(stats, name))
         self.eligible.append(eligible)
         self.sums.append(sums)
+        self.q_bound.append(np.full(rows.size, np.inf))
+        self.area_bound.append(np.full(rows.size, np.iinfo(np.int64).max, dtype=np.int64))
 
     def _evict(self, keep):
         """Keep only the stored rules among registry numbers ``keep``, in their order of storing."""
@@ -355,6 +376,7 @@ class _CandidateStore:
         slots = np.sort(slots[slots >= 0])
         numbers, supports, tails = self.numbers.view[slots], self.supports.arrays(), self.tails.arrays()
         columns, eligible, sums = self.columns, self.eligible.view[slots], self.sums.view[slots]
+        q_bound, area_bound = self.q_bound.view[slots], self.area_bound.view[slots]
         self.slot.view[self.numbers.view] = 0
         self._empty()
         self.numbers.append(numbers)
@@ -364,6 +386,8 @@ class _CandidateStore:
             column.append(columns[name].view[slots])
         self.eligible.append(eligible)
         self.sums.append(sums)
+        self.q_bound.append(q_bound)
+        self.area_bound.append(area_bound)
         self.slot.view[numbers] = np.arange(1, numbers.size + 1)
         self.n_evictions += 1
 
@@ -418,6 +442,9 @@ class _FixedPool:
     the pool.
     """
 
+    #: Whether the gains are evaluated lazily (:func:`_lazy_areas`; the same choices either way).
+    lazy = True
+
     def __init__(self, data, stats, lam, submodular, allow_empty_coverage, min_support):
         self.data = data
         self.stats = stats
@@ -425,11 +452,25 @@ class _FixedPool:
         self.submodular = submodular
         self.eligible = _base_eligibility(stats, allow_empty_coverage, min_support)
         self.sums = np.zeros(len(stats), dtype=np.float64)
+        # Each candidate's quality term and area at its last evaluation (inf: none yet).
+        self.q_bound = np.full(len(stats), np.inf)
+        self.area_bound = np.full(len(stats), np.iinfo(np.int64).max, dtype=np.int64)
+        self.lazy_areas = None
 
     def step(self, state):
         """``(stats, areas, gains, best, eligible)`` of the step; ``best`` is -1 when nothing can be chosen."""
-        areas, gains, best = _areas(self.data, self.stats, state.covered, state.best_accuracy, self.lam,
-                                    self.sums, self.submodular, self.eligible, coverage=state.coverage)
+        lazy = self.lazy_areas = None
+        if self.lazy:
+            lazy = _lazy_areas(self.data, self.stats, state.coverage, self.lam, self.sums, self.submodular,
+                               self.eligible, self.q_bound, self.area_bound)
+        if lazy is None:
+            areas, gains, best = _areas(self.data, self.stats, state.covered, state.best_accuracy, self.lam,
+                                        self.sums, self.submodular, self.eligible, coverage=state.coverage)
+        else:
+            areas, gains, best, exact = lazy
+            self.lazy_areas = _LazyAreas(self.data, self.stats, state.coverage, self.lam, self.submodular,
+                                         self.sums, self.eligible, areas, gains, exact, self.q_bound,
+                                         self.area_bound)
         return self.stats, areas, gains, _zero_gain_rule(best, state, self.lam, self.eligible), self.eligible
 
     def chose(self, state, best):
@@ -440,6 +481,44 @@ class _FixedPool:
             _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
                                          stats.tail_ids, self.eligible, *state.chosen_csr(len(state) - 1),
                                          self.sums)
+
+
+class _LazyAreas:
+    """A step's areas evaluated lazily: completes the exact areas that a stopping criterion reads.
+
+    ``areas``, ``gains`` and ``exact`` are the step's arrays (updated in
+    place): exact where ``exact``, upper bounds elsewhere.  ``q_bound`` and
+    ``area_bound`` are the step's bounds, updated in place as candidates are
+    evaluated; ``write_back(mask, q_bound, area_bound)`` (or None) also
+    stores those of ``mask`` where the run keeps them.
+    """
+
+    def __init__(self, data, stats, coverage, lam, submodular, sums, eligible, areas, gains, exact, q_bound,
+                 area_bound, write_back=None):
+        self.data, self.stats, self.coverage = data, stats, coverage
+        self.lam, self.submodular = lam, submodular
+        self.sums, self.eligible = sums, eligible
+        self.areas, self.gains, self.exact = areas, gains, exact
+        self.q_bound, self.area_bound = q_bound, area_bound
+        self.write_back = write_back
+
+    def complete(self, select):
+        """Evaluate the eligible candidates of boolean mask ``select`` whose area is only a bound."""
+        todo = select & (self.eligible == 1) & ~self.exact
+        if not todo.any():
+            return
+        # Marked never evaluated and alone eligible: the kernel evaluates exactly these.
+        q_bound, area_bound = self.q_bound.copy(), self.area_bound.copy()
+        q_bound[todo] = np.inf
+        areas, gains, _, exact = _lazy_areas(self.data, self.stats, self.coverage, self.lam, self.sums,
+                                             self.submodular, todo.astype(np.uint8), q_bound, area_bound)
+        self.areas[todo] = areas[todo]
+        self.gains[todo] = gains[todo]
+        self.exact |= exact
+        self.q_bound[todo] = q_bound[todo]
+        self.area_bound[todo] = area_bound[todo]
+        if self.write_back is not None:
+            self.write_back(todo, q_bound, area_bound)
 
 
 class _GeneratedPools:
@@ -453,8 +532,12 @@ class _GeneratedPools:
     are collected for round 2.
     """
 
+    #: Whether the gains are evaluated lazily (:func:`_lazy_areas`; the same choices either way).
+    lazy = True
+
     def __init__(self, data, candidate_generator, lam, submodular, allow_empty_coverage, min_support,
                  keep_union=False):
+        self.lazy_areas = None   # this step's _LazyAreas, when its gains were evaluated lazily
         self.data = data
         self.lam = lam
         self.submodular = submodular
@@ -495,6 +578,7 @@ class _GeneratedPools:
         if canonical is not None and len(canonical) != numbers.size:
             raise AssertionError("check_rules de-duplicated the pool; the registry found repeats")
         self._numbers = numbers
+        self.lazy_areas = None
         stored = self.store.pool(state, arrays, numbers, flags) if self.store.active else None
         if stored is None:
             # The store outgrew its memory: the pool's statistics and distance sums afresh.
@@ -507,14 +591,32 @@ class _GeneratedPools:
                 _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
                                              stats.tail_ids, eligible, *state.chosen_csr(), sums)
         else:
-            stats, sums, eligible = stored
-        areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, self.lam, sums,
-                                    self.submodular, eligible, coverage=state.coverage)
+            stats, sums, eligible, slots = stored
+        lazy = None
+        if stored is not None and self.lazy:
+            # The stored rules keep bounds from their last evaluation: only those that may still
+            # beat the best gain are evaluated (the same arg max).
+            q_bound, area_bound = self.store.bounds(slots)
+            lazy = _lazy_areas(data, stats, state.coverage, self.lam, sums, self.submodular, eligible,
+                               q_bound, area_bound)
+        if lazy is None:
+            areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, self.lam, sums,
+                                        self.submodular, eligible, coverage=state.coverage)
+        else:
+            areas, gains, best, exact = lazy
+            self.store.set_bounds(slots, q_bound, area_bound)
+            self.lazy_areas = _LazyAreas(data, stats, state.coverage, self.lam, self.submodular, sums, eligible,
+                                         areas, gains, exact, q_bound, area_bound,
+                                         write_back=lambda todo, q, a: self._write_back(slots, todo, q, a))
         if self.union_parts is not None:
             new = (flags & 1).astype(bool)
             if new.any():
                 self.union_parts.append(stats if new.all() else stats.subset(np.flatnonzero(new)))
         return stats, areas, gains, _zero_gain_rule(best, state, self.lam, eligible), eligible
+
+    def _write_back(self, slots, todo, q_bound, area_bound):
+        if self.store is not None:   # the run goes on: its store keeps the new bounds
+            self.store.set_bounds(slots[todo], q_bound[todo], area_bound[todo])
 
     def release(self, candidate_generator):
         """After the last pool: drop the candidate store, and the generator's caches when it has
@@ -543,6 +645,8 @@ def _greedy(data, source, criteria, *, round_number, callback):
     state = _State(data)
     for criterion in criteria:
         criterion.start(data)
+    # A criterion of the user's may read a step's pool share after its rule is added.
+    only_early_reads = all(getattr(c, "_reads_pool_share_before_adding_only", False) for c in criteria)
 
     def stopped_before_step():
         for criterion in criteria:
@@ -562,7 +666,7 @@ def _greedy(data, source, criteria, *, round_number, callback):
             break
         area = int(areas[best])
         info = StepInfo(round_number, len(state), float(gains[best]), area, state.share(area), areas, eligible,
-                        data.n_label_occurrences)
+                        data.n_label_occurrences, lazy=getattr(source, "lazy_areas", None))
         last = None
         for criterion in criteria:
             decision = criterion.before_adding(info)
@@ -572,6 +676,8 @@ def _greedy(data, source, criteria, *, round_number, callback):
         if last is not None and decision == "stop":
             reason = last.reason
             break
+        if info._lazy is not None and not only_early_reads:
+            info.pool_share   # noqa: B018 - exact now: the rule is about to change the coverage
         info.rule = state.add(stats, best, gains[best], areas[best])
         if callback is not None:
             callback(SelectionStep(round_number, len(state) - 1, info.rule, info.gain, area, info.share))

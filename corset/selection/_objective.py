@@ -118,6 +118,32 @@ def _areas(data, stats, covered, best, lam=0.0, distance_sums=None, submodular=F
     return areas, gains, chosen
 
 
+
+def _lazy_areas(data, stats, coverage, lam, distance_sums, submodular, eligible, q_bound, area_bound):
+    """:func:`_areas`' arg max by lazy evaluation, or None when the data has no label bitsets.
+
+    Minoux's accelerated greedy (:func:`~corset._ext._selection.lazy_greedy_gains_by_label`):
+    ``q_bound`` and ``area_bound`` (updated in place) hold each candidate's
+    quality term and area from its last evaluation in this run (``inf``:
+    never evaluated); as the coverage only grows, they bound the current ones
+    from above, and a candidate is evaluated only while its bound can still
+    beat the best gain.  Returns ``(areas, gains, arg max, exact)``: the same
+    arg max as :func:`_areas`; ``areas`` and ``gains`` exact where ``exact``
+    is True, upper bounds elsewhere.
+    """
+    _, label_bits, n_words = data.column_bitsets()
+    if label_bits is None or data.n_label_occurrences == 0:
+        return None
+    n = len(stats)
+    gains = np.zeros(n, dtype=np.float64)
+    areas = np.zeros(n, dtype=np.int64)
+    exact = np.zeros(n, dtype=np.uint8)
+    chosen = _selection.lazy_greedy_gains_by_label(
+        data.label_records.indptr, coverage.label_credit(), stats.support_indptr, stats.support_ids,
+        stats.tail_indptr, stats.tail_ids, stats.accuracy, distance_sums, eligible, float(lam), bool(submodular),
+        gains, areas, q_bound, area_bound, exact, label_bits, data.label_ranks(), n_words)
+    return areas, gains, chosen, exact.view(bool)
+
 def rule_quality(data, rule, rules=()):
     """Quality q(R; ℛ) = uncovered area · a(R) (section problem_formulation)."""
     stats = rule_statistics(data, [rule], name="rule")

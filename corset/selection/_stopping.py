@@ -55,9 +55,10 @@ class StepInfo:
         The largest share among the step's eligible candidates (computed when read).
     """
 
-    __slots__ = ("round", "n_selected", "rule", "gain", "area", "share", "_areas", "_eligible", "_n_occurrences")
+    __slots__ = ("round", "n_selected", "rule", "gain", "area", "share", "_areas", "_eligible", "_n_occurrences",
+                 "_lazy")
 
-    def __init__(self, round, n_selected, gain, area, share, areas, eligible, n_occurrences):
+    def __init__(self, round, n_selected, gain, area, share, areas, eligible, n_occurrences, lazy=None):
         self.round = round
         self.n_selected = n_selected
         self.rule = None
@@ -67,11 +68,33 @@ class StepInfo:
         self._areas = areas
         self._eligible = eligible
         self._n_occurrences = n_occurrences
+        # With lazily evaluated gains, ``areas`` holds upper bounds where the step did not
+        # evaluate a candidate; ``_lazy`` completes the exact values read here.
+        self._lazy = lazy
 
     @property
     def pool_share(self):
         n = self._n_occurrences
-        return int(np.max(self._areas[self._eligible == 1])) / n if n else 0.0
+        if not n:
+            return 0.0
+        eligible = self._eligible == 1
+        if self._lazy is not None:
+            # The candidates whose bound passes the largest exact area may be larger.
+            exact = eligible & self._lazy.exact
+            largest = int(np.max(self._areas[exact])) if exact.any() else -1
+            self._lazy.complete(self._areas > largest)
+        return int(np.max(self._areas[eligible])) / n
+
+    def pool_share_at_most(self, share):
+        """``pool_share <= share``, evaluating only the candidates whose bound exceeds ``share``."""
+        n = self._n_occurrences
+        if not n or self._lazy is None:
+            return self.pool_share <= share
+        over = (self._eligible == 1) & (self._areas / n > share)
+        if (over & self._lazy.exact).any():
+            return False
+        self._lazy.complete(over)
+        return not ((self._eligible == 1) & (self._areas / n > share)).any()
 
 
 class StoppingCriterion:
@@ -83,6 +106,11 @@ class StoppingCriterion:
 
     #: The ``stop_reason`` of a selection this criterion stopped.
     reason = "stopped"
+
+    # Whether the criterion reads ``pool_share`` only before the step's rule is added (the
+    # library's own criteria).  With lazily evaluated gains, the exact pool share is otherwise
+    # completed before the rule changes the coverage, for any hook that may read it later.
+    _reads_pool_share_before_adding_only = False
 
     def start(self, data):
         """Reset for a new run on ``data`` (a :class:`~corset.BinaryData`)."""
@@ -106,6 +134,8 @@ class StoppingCriterion:
 
 class RuleBudget(StoppingCriterion):
     """Stop once ``n_rules`` rules are selected (the budget k of Algorithm 1)."""
+
+    _reads_pool_share_before_adding_only = True
 
     reason = "budget"
 
@@ -133,6 +163,8 @@ class ShareTolerance(StoppingCriterion):
         (Algorithm 1 as printed adds it).
     """
 
+    _reads_pool_share_before_adding_only = True
+
     reason = "tol"
 
     def __init__(self, tol, *, patience=1, share_criterion="chosen", keep_stopping_rule=True):
@@ -151,8 +183,8 @@ class ShareTolerance(StoppingCriterion):
         self._low_run = 0
 
     def before_adding(self, step):
-        judged = step.share if self.share_criterion == "chosen" else step.pool_share
-        self._low_run = self._low_run + 1 if judged <= self.tol else 0
+        low = step.share <= self.tol if self.share_criterion == "chosen" else step.pool_share_at_most(self.tol)
+        self._low_run = self._low_run + 1 if low else 0
         if self._low_run < self.patience:
             return None
         return "last" if self.keep_stopping_rule else "stop"
@@ -178,6 +210,8 @@ class BestTrainingF1(StoppingCriterion):
     path_ : MicroF1Path
         The training micro-F1 after each rule, for the last run.
     """
+
+    _reads_pool_share_before_adding_only = True
 
     reason = "f1"
 

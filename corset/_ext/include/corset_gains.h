@@ -5,6 +5,7 @@
 #define CORSET_GAINS_H
 
 #include <Python.h>   /* Py_ssize_t */
+#include <math.h>     /* INFINITY */
 #include <stdint.h>
 
 #include "corset_bits.h"
@@ -22,6 +23,74 @@
  * of two slots per label of the widest tail (the label's stretch of
  * ``credit``), ``bits`` and ``rank_rows`` of one.  Built with and without POPCNT (see
  * corset_bits.h). */
+/* Candidate c of corset_rank_gains: writes areas[c] and gains[c] and returns
+ * its quality term q, ΔQ with the submodular quality and a·area without, so
+ * that gains[c] = ½q + λ·distance_sums[c].  Inlined into its callers (each
+ * built with and without POPCNT). */
+static inline double corset_rank_gain_one(Py_ssize_t c, const int64_t* label_indptr, const double* credit,
+                                          const uint64_t* label_bits, const int32_t* ranks, Py_ssize_t n_words,
+                                          const int64_t* support_indptr, const int32_t* support_ids,
+                                          const int64_t* tail_indptr, const int32_t* tail_ids,
+                                          const double* accuracy, const double* distance_sums,
+                                          double lam, int submodular, double* gains, int64_t* areas,
+                                          int64_t* base, const uint64_t** bits, const int32_t** rank_rows)
+{
+    const double a = accuracy[c];
+    const int32_t* tail = tail_ids + tail_indptr[c];
+    const Py_ssize_t n_tail = (Py_ssize_t) (tail_indptr[c + 1] - tail_indptr[c]);
+    for (Py_ssize_t t = 0; t < n_tail; ++t) {
+        base[2 * t] = label_indptr[tail[t]];
+        base[2 * t + 1] = label_indptr[tail[t] + 1];
+        bits[t] = label_bits + (Py_ssize_t) tail[t] * n_words;
+        rank_rows[t] = ranks + (Py_ssize_t) tail[t] * n_words;
+    }
+    int64_t area = 0;
+    double delta_quality = 0.0;
+    for (int64_t q = support_indptr[c]; q < support_indptr[c + 1]; ++q) {
+        const int32_t record = support_ids[q];
+        const Py_ssize_t w = (Py_ssize_t) (record >> 6);
+        if (record < 0 || w >= n_words)
+            continue;
+        const int s = record & 63;
+        const uint64_t below = (((uint64_t) 1) << s) - 1;
+        for (Py_ssize_t t = 0; t < n_tail; ++t) {
+            const uint64_t word = bits[t][w];
+            if (!((word >> s) & 1))
+                continue;
+            const int64_t j = base[2 * t] + rank_rows[t][w] + corset_popcount64(word & below);
+            if (j >= base[2 * t + 1])   /* bitsets and ranks that do not match the lists */
+                continue;
+            const double v = credit[j];
+            double b;
+            if (v < 0.0) {
+                area += 1;
+                b = 0.0;
+            } else {
+                b = v;
+            }
+            if (submodular && a > b)
+                delta_quality = delta_quality + (a - b);
+        }
+    }
+    areas[c] = area;
+    const double quality = submodular ? delta_quality : a * (double) area;
+    gains[c] = 0.5 * quality + lam * distance_sums[c];
+    return quality;
+}
+
+/* corset_rank_gain_one of candidate c with the arguments of the function it is used in; in the
+ * lazy loop, with the candidate's new bounds and its mark. */
+#define CORSET_GAIN_OF(c) \
+    corset_rank_gain_one((c), label_indptr, credit, label_bits, ranks, n_words, support_indptr, support_ids, \
+                         tail_indptr, tail_ids, accuracy, distance_sums, lam, submodular, gains, areas, base, \
+                         bits, rank_rows)
+#define CORSET_EVALUATE(c) \
+    do { \
+        q_bound[c] = CORSET_GAIN_OF(c); \
+        area_bound[c] = areas[c]; \
+        exact[c] = 1; \
+    } while (0)
+
 CORSET_POPCNT_CLONES
 static Py_ssize_t corset_rank_gains(const int64_t* label_indptr, const double* credit,
                                     const uint64_t* label_bits, const int32_t* ranks, Py_ssize_t n_words,
@@ -35,56 +104,79 @@ static Py_ssize_t corset_rank_gains(const int64_t* label_indptr, const double* c
     Py_ssize_t chosen = -1;
     double best_gain = 0.0;
     for (Py_ssize_t c = 0; c < n_candidates; ++c) {
-        const double a = accuracy[c];
-        const int32_t* tail = tail_ids + tail_indptr[c];
-        const Py_ssize_t n_tail = (Py_ssize_t) (tail_indptr[c + 1] - tail_indptr[c]);
-        for (Py_ssize_t t = 0; t < n_tail; ++t) {
-            base[2 * t] = label_indptr[tail[t]];
-            base[2 * t + 1] = label_indptr[tail[t] + 1];
-            bits[t] = label_bits + (Py_ssize_t) tail[t] * n_words;
-            rank_rows[t] = ranks + (Py_ssize_t) tail[t] * n_words;
-        }
-        int64_t area = 0;
-        double delta_quality = 0.0;
-        for (int64_t q = support_indptr[c]; q < support_indptr[c + 1]; ++q) {
-            const int32_t record = support_ids[q];
-            const Py_ssize_t w = (Py_ssize_t) (record >> 6);
-            if (record < 0 || w >= n_words)
-                continue;
-            const int s = record & 63;
-            const uint64_t below = (((uint64_t) 1) << s) - 1;
-            for (Py_ssize_t t = 0; t < n_tail; ++t) {
-                const uint64_t word = bits[t][w];
-                if (!((word >> s) & 1))
-                    continue;
-                const int64_t j = base[2 * t] + rank_rows[t][w] + corset_popcount64(word & below);
-                if (j >= base[2 * t + 1])   /* bitsets and ranks that do not match the lists */
-                    continue;
-                const double v = credit[j];
-                double b;
-                if (v < 0.0) {
-                    area += 1;
-                    b = 0.0;
-                } else {
-                    b = v;
-                }
-                if (submodular && a > b)
-                    delta_quality = delta_quality + (a - b);
-            }
-        }
-        areas[c] = area;
-        double gain;
-        if (submodular)
-            gain = 0.5 * delta_quality + lam * distance_sums[c];
-        else
-            gain = 0.5 * (a * (double) area) + lam * distance_sums[c];
-        gains[c] = gain;
-        if (eligible[c] && gain > best_gain) {
-            best_gain = gain;
+        CORSET_GAIN_OF(c);
+        if (eligible[c] && gains[c] > best_gain) {
+            best_gain = gains[c];
             chosen = c;
         }
     }
     return chosen;
 }
+
+/* corset_rank_gains evaluated lazily (Minoux's accelerated greedy): the same
+ * arg max, with the eligible candidates evaluated only while one of them may
+ * still beat the best gain found.
+ *
+ * ``q_bound`` and ``area_bound`` hold, per candidate, its quality term and
+ * area from an earlier evaluation under a coverage that the current one
+ * contains (INFINITY: none yet).  As the coverage grows, each occurrence's
+ * term of q, (a - b)+ or 1, can only shrink, and so can q (a sum in the same
+ * order of terms that are each no larger: IEEE rounding is monotone); so
+ * ½·q_bound + λ·distance_sums[c], with the current distance sums, bounds the
+ * gain from above.  Candidates without a bound are evaluated first, in
+ * order; then, repeatedly, the unevaluated one with the largest bound (ties:
+ * the lowest index) until that bound is below the best gain, or equal to it
+ * with a higher index than the best (which keeps the tie with the lowest
+ * index, as the full loop does).  An evaluated candidate gets its exact
+ * area, gain and new bounds and ``exact[c] = 1``; the others keep their
+ * bounds in ``areas`` and ``gains``, with ``exact[c] = 0``.  Ineligible
+ * candidates are not evaluated. */
+CORSET_POPCNT_CLONES
+static Py_ssize_t corset_lazy_rank_gains(const int64_t* label_indptr, const double* credit,
+                                         const uint64_t* label_bits, const int32_t* ranks, Py_ssize_t n_words,
+                                         const int64_t* support_indptr, const int32_t* support_ids,
+                                         const int64_t* tail_indptr, const int32_t* tail_ids,
+                                         const double* accuracy, const double* distance_sums,
+                                         const uint8_t* eligible, Py_ssize_t n_candidates,
+                                         double lam, int submodular, double* gains, int64_t* areas,
+                                         double* q_bound, int64_t* area_bound, uint8_t* exact,
+                                         int64_t* base, const uint64_t** bits, const int32_t** rank_rows)
+{
+    Py_ssize_t chosen = -1;
+    double best_gain = 0.0;
+    for (Py_ssize_t c = 0; c < n_candidates; ++c) {
+        exact[c] = 0;
+        if (eligible[c] && q_bound[c] == INFINITY) {
+            CORSET_EVALUATE(c);
+            if (gains[c] > best_gain) {
+                best_gain = gains[c];
+                chosen = c;
+            }
+        } else {
+            gains[c] = 0.5 * q_bound[c] + lam * distance_sums[c];
+            areas[c] = area_bound[c];
+        }
+    }
+    for (;;) {
+        Py_ssize_t next = -1;
+        for (Py_ssize_t c = 0; c < n_candidates; ++c)
+            if (eligible[c] && !exact[c] && (next < 0 || gains[c] > gains[next]))
+                next = c;
+        if (next < 0)
+            break;
+        const double bound = gains[next];
+        if (bound < best_gain || (bound == best_gain && (chosen < 0 || next > chosen)))
+            break;
+        CORSET_EVALUATE(next);
+        if (gains[next] > best_gain || (gains[next] == best_gain && chosen >= 0 && next < chosen)) {
+            best_gain = gains[next];
+            chosen = next;
+        }
+    }
+    return chosen;
+}
+
+#undef CORSET_GAIN_OF
+#undef CORSET_EVALUATE
 
 #endif /* CORSET_GAINS_H */
