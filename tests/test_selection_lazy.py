@@ -7,7 +7,7 @@ from corset._ext import _selection
 from corset.datasets import make_rule_data
 from corset.rules import Coverage
 from corset.sampling import CandidateGenerator
-from corset.selection import StoppingCriterion, greedy_selection, rule_statistics
+from corset.selection import RuleBudget, StoppingCriterion, greedy_selection, rule_statistics
 from corset.selection import _greedy
 
 QUALITIES = ["paper", "submodular"]
@@ -285,3 +285,118 @@ def test_lazy_fixed_pool_is_the_full_one(monkeypatch, quality, kwargs):
                             result.stop_reason))
     assert results[0] == results[1]
     assert len(results[0][0][1] if second else results[0][0]) > 3
+
+
+def test_lazy_bounds_hold_when_an_accuracy_rounds_below_zero(monkeypatch):
+    # a(R) as a KL divergence rounds to -2.4e-17 for rule 0 here (P_R barely above P_D): its
+    # a·area then grows as its area shrinks, so its bound is max(q, 0), and the lazy pick after
+    # rule 1 (which covers rule 0's occurrences) is still the full loop's.
+    from corset.selection import select_rules
+
+    n, t, r, h0, h2 = 20000, 8419, 5397, 12821, 14821
+    X = np.zeros((n, 3), dtype=bool)
+    Y = np.zeros((n, 2), dtype=bool)
+    Y[:t, 0] = True
+    Y[::7, 1] = True
+    X[:r, 0] = X[t:t + h0 - r, 0] = True
+    X[:t, 1] = True
+    X[:r, 2] = X[t:t + h2 - r, 2] = True
+    data = BinaryData(X, Y)
+    pool = [((0,), (0,)), ((1,), (0,)), ((2,), (0,))]
+    assert rule_statistics(data, pool).accuracy[0] < 0
+    for quality in QUALITIES:
+        results = []
+        for lazy in (False, True):
+            monkeypatch.setattr(_greedy._FixedPool, "lazy", lazy)
+            result = select_rules(data, None, pool, n_rules=3, lam=1.0, quality=quality)
+            results.append((result.rules, np.asarray(result.gains).tobytes(), result.stop_reason))
+        assert results[0] == results[1]
+        assert results[0][0] == [((1,), (0,)), ((0,), (0,))]
+
+
+class _LateBudget(RuleBudget):
+    """A subclass of a library criterion that reads the pool share after adding."""
+
+    def __init__(self, n_rules):
+        super().__init__(n_rules)
+        self.shares = []
+
+    def after_adding(self, step):
+        self.shares.append(step.pool_share)
+        return super().after_adding(step)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 5])
+def test_a_subclass_of_a_library_criterion_reads_the_steps_own_share(monkeypatch, seed):
+    bunch = make_rule_data(n_records=800, n_features=12, n_labels=5, random_state=seed)
+    data = BinaryData(bunch.X, bunch.Y)
+    shares = []
+    for lazy in (False, True):
+        monkeypatch.setattr(_greedy._GeneratedPools, "lazy", lazy)
+        reader = _LateBudget(30)
+        generator = CandidateGenerator(data, n_tails=20, n_heads_per_tail=5, random_state=3)
+        greedy_selection(data, generator, n_rules=30, lam=0.0, stopping_criteria=[reader])
+        shares.append(reader.shares)
+    assert shares[0] == shares[1] and len(shares[0]) > 5
+
+
+@pytest.mark.parametrize("store_bytes", [20_000, 40_000, 120_000])
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_lazy_selection_survives_store_evictions(monkeypatch, store_bytes, quality):
+    # A small candidate store evicts (and, past its size, drops) rules: bounds leave and come
+    # back with their rules, and the selections stay the full loop's, round 2 included.
+    stores = []
+    original = _greedy._CandidateStore.__init__
+
+    def record(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        stores.append(self)
+
+    monkeypatch.setattr(_greedy._CandidateStore, "__init__", record)
+    monkeypatch.setattr(_greedy, "_STORE_BYTES", store_bytes)
+    bunch = make_rule_data(n_records=700, n_features=25, n_labels=8, random_state=1)
+    data = BinaryData(bunch.X, bunch.Y)
+    results = []
+    for lazy in (False, True):
+        monkeypatch.setattr(_greedy._GeneratedPools, "lazy", lazy)
+        monkeypatch.setattr(_greedy._FixedPool, "lazy", lazy)
+        generator = CandidateGenerator(data, n_tails=15, n_heads_per_tail=6, random_state=1)
+        reader = _PoolShares()
+        result = greedy_selection(data, generator, n_rules=60, lam=0.5, quality=quality, second_round=True,
+                                  tol=0.003, share_criterion="pool", patience=2, stopping_criteria=[reader])
+        results.append((result.round_rules, np.asarray(result.gains).tobytes(), result.stop_reason, reader.shares))
+    assert results[0] == results[1]
+    assert all(store.n_evictions > 0 or not store.active for store in stores)
+
+
+def test_lazy_selection_without_label_bitsets_runs_the_full_loop(monkeypatch):
+    import corset.binarydata as binarydata
+
+    monkeypatch.setattr(binarydata, "BITSET_BYTES", 8)
+    bunch = make_rule_data(n_records=600, n_features=20, n_labels=6, random_state=0)
+    data = BinaryData(bunch.X, bunch.Y)
+    assert data.column_bitsets()[1] is None
+    results = []
+    for lazy in (False, True):
+        result = _selections(data, lazy, monkeypatch, n_rules=30, tol=0.003, share_criterion="pool")
+        results.append((result[0].rules, result[0].stop_reason, result[1]))
+    assert results[0] == results[1] and len(results[0][0]) > 3
+
+
+def test_lazy_fixed_pool_of_many_candidates_is_the_full_one(monkeypatch):
+    # A pool of 20,000 candidates (the heap of bounds, many evaluations skipped per step).
+    from corset.selection import select_rules
+
+    rng = np.random.RandomState(0)
+    X = rng.rand(400, 40) < 0.3
+    Y = rng.rand(400, 6) < 0.3
+    pool = sorted({(tuple(sorted(rng.choice(40, size=rng.randint(1, 4), replace=False).tolist())),
+                    tuple(sorted(rng.choice(6, size=rng.randint(1, 3), replace=False).tolist())))
+                   for _ in range(25_000)})
+    assert len(pool) > 15_000
+    results = []
+    for lazy in (False, True):
+        monkeypatch.setattr(_greedy._FixedPool, "lazy", lazy)
+        result = select_rules(X, Y, pool, n_rules=40, lam=0.2, tol=None)
+        results.append((result.rules, np.asarray(result.gains).tobytes(), np.asarray(result.areas).tolist()))
+    assert results[0] == results[1]

@@ -741,13 +741,14 @@ def lazy_greedy_gains_by_label(const ptr_t[::1] label_indptr, const float64_t[::
     """The arg max of :func:`greedy_gains_by_label` (with bitsets and ranks), evaluating lazily.
 
     Minoux's accelerated greedy: ``q_bound`` and ``area_bound`` hold each
-    candidate's quality term (ΔQ, or a·area without the submodular quality)
-    and area from an earlier evaluation under a coverage contained in the
+    candidate's quality term (ΔQ, or a·area without the submodular quality;
+    kept as max(q, 0), since a(R) can round to a tiny negative value) and
+    area from an earlier evaluation under a coverage contained in the
     current one (``inf`` for a candidate never evaluated).  Neither can have
     grown since, so ``½·q_bound + λ·distance_sums`` bounds the gain from
     above, and a candidate is evaluated only while its bound can still reach
-    the best gain found (ties going to the lowest index, as in the full
-    loop).  Returns the same index as :func:`greedy_gains_by_label` (-1: no
+    the best gain found (the waiting candidates in a heap of their bounds;
+    ties going to the lowest index, as in the full loop).  Returns the same index as :func:`greedy_gains_by_label` (-1: no
     eligible candidate with a positive gain).  On return, for each evaluated
     candidate (``exact`` 1): its exact area and gain in ``areas`` and
     ``gains``, and its new bounds; for the others (``exact`` 0): their
@@ -797,6 +798,8 @@ def lazy_greedy_gains_by_label(const ptr_t[::1] label_indptr, const float64_t[::
                                  &accuracy[0], &distance_sums[0], &eligible[0], n_candidates, lam, submodular,
                                  &gains[0], &areas[0], &q_bound[0], &area_bound[0], &exact[0], &cursor_v[0],
                                  <const uint64_t**> &rows_v[0], <const index_t**> &rows_v[widest])
+    if chosen == -2:
+        raise MemoryError("lazy_greedy_gains_by_label: no memory for the candidates' bounds")
     return chosen
 
 def add_distance_sums(const ptr_t[::1] support_indptr, const index_t[::1] support_ids,

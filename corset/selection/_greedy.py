@@ -607,16 +607,22 @@ class _GeneratedPools:
             self.store.set_bounds(slots, q_bound, area_bound)
             self.lazy_areas = _LazyAreas(data, stats, state.coverage, self.lam, self.submodular, sums, eligible,
                                          areas, gains, exact, q_bound, area_bound,
-                                         write_back=lambda todo, q, a: self._write_back(slots, todo, q, a))
+                                         write_back=self._write_back(slots))
         if self.union_parts is not None:
             new = (flags & 1).astype(bool)
             if new.any():
                 self.union_parts.append(stats if new.all() else stats.subset(np.flatnonzero(new)))
         return stats, areas, gains, _zero_gain_rule(best, state, self.lam, eligible), eligible
 
-    def _write_back(self, slots, todo, q_bound, area_bound):
-        if self.store is not None:   # the run goes on: its store keeps the new bounds
-            self.store.set_bounds(slots[todo], q_bound[todo], area_bound[todo])
+    def _write_back(self, slots):
+        """Where a step's completed bounds go: the store's ``slots``, while they still hold the
+        step's rules (the run goes on, with no eviction since)."""
+        store, evictions = self.store, self.store.n_evictions
+
+        def write(todo, q_bound, area_bound):
+            if self.store is store and store.active and store.n_evictions == evictions:
+                store.set_bounds(slots[todo], q_bound[todo], area_bound[todo])
+        return write
 
     def release(self, candidate_generator):
         """After the last pool: drop the candidate store, and the generator's caches when it has
@@ -645,8 +651,9 @@ def _greedy(data, source, criteria, *, round_number, callback):
     state = _State(data)
     for criterion in criteria:
         criterion.start(data)
-    # A criterion of the user's may read a step's pool share after its rule is added.
-    only_early_reads = all(getattr(c, "_reads_pool_share_before_adding_only", False) for c in criteria)
+    # A criterion of the user's (a subclass of the library's included) may read a step's pool
+    # share after its rule is added.
+    only_early_reads = all(vars(type(c)).get("_reads_pool_share_before_adding_only", False) for c in criteria)
 
     def stopped_before_step():
         for criterion in criteria:

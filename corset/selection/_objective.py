@@ -124,9 +124,9 @@ def _lazy_areas(data, stats, coverage, lam, distance_sums, submodular, eligible,
 
     Minoux's accelerated greedy (:func:`~corset._ext._selection.lazy_greedy_gains_by_label`):
     ``q_bound`` and ``area_bound`` (updated in place) hold each candidate's
-    quality term and area from its last evaluation in this run (``inf``:
-    never evaluated); as the coverage only grows, they bound the current ones
-    from above, and a candidate is evaluated only while its bound can still
+    quality term (kept >= 0) and area from its last evaluation in this run
+    (``inf``: never evaluated); as the coverage only grows, they bound the
+    current ones from above, and a candidate is evaluated only while its bound can still
     beat the best gain.  Returns ``(areas, gains, arg max, exact)``: the same
     arg max as :func:`_areas`; ``areas`` and ``gains`` exact where ``exact``
     is True, upper bounds elsewhere.

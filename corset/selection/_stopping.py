@@ -107,9 +107,11 @@ class StoppingCriterion:
     #: The ``stop_reason`` of a selection this criterion stopped.
     reason = "stopped"
 
-    # Whether the criterion reads ``pool_share`` only before the step's rule is added (the
-    # library's own criteria).  With lazily evaluated gains, the exact pool share is otherwise
-    # completed before the rule changes the coverage, for any hook that may read it later.
+    # Whether the criterion reads ``pool_share`` only before the step's rule is added: set in the
+    # class body of each of the library's own criteria, and read from the class itself (a
+    # subclass of the user's does not inherit it).  With lazily evaluated gains, the exact pool
+    # share is otherwise completed before the rule changes the coverage, for any hook that may
+    # read it later.
     _reads_pool_share_before_adding_only = False
 
     def start(self, data):
@@ -282,6 +284,7 @@ class BestHeldOutF1(BestTrainingF1):
     """
 
     reason = "validation"
+    _reads_pool_share_before_adding_only = True
 
     def __init__(self, validation_data, patience):
         super().__init__(patience)

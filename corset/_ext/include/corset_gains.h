@@ -7,6 +7,7 @@
 #include <Python.h>   /* Py_ssize_t */
 #include <math.h>     /* INFINITY */
 #include <stdint.h>
+#include <stdlib.h>   /* malloc */
 
 #include "corset_bits.h"
 
@@ -86,7 +87,8 @@ static inline double corset_rank_gain_one(Py_ssize_t c, const int64_t* label_ind
                          bits, rank_rows)
 #define CORSET_EVALUATE(c) \
     do { \
-        q_bound[c] = CORSET_GAIN_OF(c); \
+        const double quality_ = CORSET_GAIN_OF(c); \
+        q_bound[c] = quality_ > 0.0 ? quality_ : 0.0; \
         area_bound[c] = areas[c]; \
         exact[c] = 1; \
     } while (0)
@@ -113,24 +115,59 @@ static Py_ssize_t corset_rank_gains(const int64_t* label_indptr, const double* c
     return chosen;
 }
 
+/* An unevaluated candidate of corset_lazy_rank_gains and its gain bound; the
+ * candidates wait in a binary heap, the largest bound on top (ties: the lower
+ * index). */
+typedef struct {
+    double bound;
+    Py_ssize_t index;
+} corset_bound_item;
+
+static inline int corset_bound_before(const corset_bound_item* a, const corset_bound_item* b)
+{
+    return a->bound > b->bound || (a->bound == b->bound && a->index < b->index);
+}
+
+static void corset_bound_sift_down(corset_bound_item* heap, Py_ssize_t n, Py_ssize_t i)
+{
+    for (;;) {
+        Py_ssize_t top = i;
+        const Py_ssize_t left = 2 * i + 1, right = left + 1;
+        if (left < n && corset_bound_before(&heap[left], &heap[top]))
+            top = left;
+        if (right < n && corset_bound_before(&heap[right], &heap[top]))
+            top = right;
+        if (top == i)
+            return;
+        const corset_bound_item item = heap[i];
+        heap[i] = heap[top];
+        heap[top] = item;
+        i = top;
+    }
+}
+
 /* corset_rank_gains evaluated lazily (Minoux's accelerated greedy): the same
  * arg max, with the eligible candidates evaluated only while one of them may
  * still beat the best gain found.
  *
- * ``q_bound`` and ``area_bound`` hold, per candidate, its quality term and
- * area from an earlier evaluation under a coverage that the current one
- * contains (INFINITY: none yet).  As the coverage grows, each occurrence's
- * term of q, (a - b)+ or 1, can only shrink, and so can q (a sum in the same
- * order of terms that are each no larger: IEEE rounding is monotone); so
- * ½·q_bound + λ·distance_sums[c], with the current distance sums, bounds the
- * gain from above.  Candidates without a bound are evaluated first, in
- * order; then, repeatedly, the unevaluated one with the largest bound (ties:
- * the lowest index) until that bound is below the best gain, or equal to it
- * with a higher index than the best (which keeps the tie with the lowest
- * index, as the full loop does).  An evaluated candidate gets its exact
- * area, gain and new bounds and ``exact[c] = 1``; the others keep their
- * bounds in ``areas`` and ``gains``, with ``exact[c] = 0``.  Ineligible
- * candidates are not evaluated. */
+ * ``q_bound`` and ``area_bound`` hold, per candidate, an upper bound of its
+ * quality term and its area from an earlier evaluation under a coverage that
+ * the current one contains (INFINITY: none yet).  As the coverage grows,
+ * each occurrence's term of q, (a - b)+ or 1, can only shrink, and so can q
+ * (a sum in the same order of terms that are each no larger: IEEE rounding
+ * is monotone), and a·area with it when a >= 0; a(R) computed as a KL
+ * divergence can round to a tiny negative value, so the bound kept is
+ * max(q, 0).  ½·q_bound + λ·distance_sums[c], with the current distance
+ * sums, then bounds the gain from above.  Candidates without a bound are
+ * evaluated first, in order; then the unevaluated one with the largest bound
+ * (ties: the lowest index), from a heap built once (the bounds of the
+ * others do not change), until that bound is below the best gain, or equal
+ * to it with a higher index than the best (which keeps the tie with the
+ * lowest index, as the full loop does).  An evaluated candidate gets its
+ * exact area, gain and new bounds and ``exact[c] = 1``; the others keep
+ * their bounds in ``areas`` and ``gains``, with ``exact[c] = 0``.
+ * Ineligible candidates are not evaluated.  Returns -2 when the heap cannot
+ * be allocated. */
 CORSET_POPCNT_CLONES
 static Py_ssize_t corset_lazy_rank_gains(const int64_t* label_indptr, const double* credit,
                                          const uint64_t* label_bits, const int32_t* ranks, Py_ssize_t n_words,
@@ -142,7 +179,7 @@ static Py_ssize_t corset_lazy_rank_gains(const int64_t* label_indptr, const doub
                                          double* q_bound, int64_t* area_bound, uint8_t* exact,
                                          int64_t* base, const uint64_t** bits, const int32_t** rank_rows)
 {
-    Py_ssize_t chosen = -1;
+    Py_ssize_t chosen = -1, n_waiting = 0;
     double best_gain = 0.0;
     for (Py_ssize_t c = 0; c < n_candidates; ++c) {
         exact[c] = 0;
@@ -155,16 +192,26 @@ static Py_ssize_t corset_lazy_rank_gains(const int64_t* label_indptr, const doub
         } else {
             gains[c] = 0.5 * q_bound[c] + lam * distance_sums[c];
             areas[c] = area_bound[c];
+            n_waiting += eligible[c] != 0;
         }
     }
-    for (;;) {
-        Py_ssize_t next = -1;
-        for (Py_ssize_t c = 0; c < n_candidates; ++c)
-            if (eligible[c] && !exact[c] && (next < 0 || gains[c] > gains[next]))
-                next = c;
-        if (next < 0)
-            break;
-        const double bound = gains[next];
+    if (n_waiting == 0)
+        return chosen;
+    corset_bound_item* heap = (corset_bound_item*) malloc((size_t) n_waiting * sizeof(corset_bound_item));
+    if (heap == NULL)
+        return -2;
+    Py_ssize_t n_heap = 0;
+    for (Py_ssize_t c = 0; c < n_candidates; ++c)
+        if (eligible[c] && !exact[c]) {
+            heap[n_heap].bound = gains[c];
+            heap[n_heap].index = c;
+            ++n_heap;
+        }
+    for (Py_ssize_t i = n_heap / 2 - 1; i >= 0; --i)
+        corset_bound_sift_down(heap, n_heap, i);
+    while (n_heap > 0) {
+        const Py_ssize_t next = heap[0].index;
+        const double bound = heap[0].bound;
         if (bound < best_gain || (bound == best_gain && (chosen < 0 || next > chosen)))
             break;
         CORSET_EVALUATE(next);
@@ -172,7 +219,10 @@ static Py_ssize_t corset_lazy_rank_gains(const int64_t* label_indptr, const doub
             best_gain = gains[next];
             chosen = next;
         }
+        heap[0] = heap[--n_heap];
+        corset_bound_sift_down(heap, n_heap, 0);
     }
+    free(heap);
     return chosen;
 }
 
