@@ -115,3 +115,30 @@ def test_the_choice_does_not_depend_on_n_jobs():
     two = CorsetClassifier(random_state=3, n_rules=15, n_jobs=2).fit(X, Y)
     assert one.binarizer_scores_ == two.binarizer_scores_
     assert [(r.head, r.tail) for r in one.rules_] == [(r.head, r.tail) for r in two.rules_]
+
+
+def test_nominal_data_fit_one_binarizer_candidate(monkeypatch):
+    # Every column nominal (a genbase-like YES/NO table): the percentiles cut nothing, so the
+    # five cuts are not raced against the single cut (the same items, the same model).
+    import pandas as pd
+
+    import corset.model._classifier as classifier
+
+    rng = np.random.RandomState(0)
+    present = rng.rand(300, 12) < 0.2
+    X = pd.DataFrame(np.where(present, "YES", "NO"), columns=[f"PS{j}" for j in range(12)])
+    Y = np.column_stack([present[:, j] | (rng.rand(300) < 0.05) for j in range(4)]).astype(np.uint8)
+    fitted_cuts = []
+    original = classifier._fold_curve
+
+    def spy(estimator, *args, **kwargs):
+        fitted_cuts.append(np.atleast_1d(estimator.binarizer.percentile).size)
+        return original(estimator, *args, **kwargs)
+
+    monkeypatch.setattr(classifier, "_fold_curve", spy)
+    model = CorsetClassifier(random_state=0, n_rules=15).fit(X, Y)
+    assert fitted_cuts and set(fitted_cuts) == {1}
+    assert model.binarizer_scores_ is None
+    forced = CorsetClassifier(random_state=0, n_rules=15, binarizer=PercentileBinarizer()).fit(X, Y)
+    assert [(r.head, r.tail) for r in model.rules_] == [(r.head, r.tail) for r in forced.rules_]
+    assert str(model.rules_[0]).startswith("IF PS")

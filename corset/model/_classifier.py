@@ -900,7 +900,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         no candidate left) or the held-out score had stopped rising; None
         when no validation ran.
     binarizer_scores_ : dict or None
-        With ``binarizer="auto"`` on numeric X: the cross-validated
+        With ``binarizer="auto"`` on X with numeric columns: the cross-validated
         micro-F1 of each candidate cut (``"p90"``, ``"p10-90"``), with
         negations as first guessed, pooled over the folds it was fitted on
         (the five cuts may have been dropped after one or two; see
@@ -1413,6 +1413,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             self.binarizer_scores_[name] = _pooled_micro_f1(_every_rule(other))
             if wins:
                 best, folds = name, other
+        if len(candidates) == 1:   # nothing to choose (every column nominal)
+            self.binarizer_scores_ = None
         if not allowed[best]:
             negations = False
         elif self.negations == "auto":

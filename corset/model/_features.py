@@ -211,7 +211,10 @@ class RawFeatures:
         ``percentiles`` (name -> percentile or percentiles), told which
         columns are nominal, with zeros treated as absence for sparse X
         (``zeros="presence"``).  Each binarizer gives on the numbers the items
-        it gives on X.  ``converted``: X's conversion by :meth:`numeric`, when
+        it gives on X.  When every column is nominal, only the first entry is
+        returned: the percentiles cut numeric columns only, so every
+        candidate would give the same items (and their race would refit the
+        same model).  ``converted``: X's conversion by :meth:`numeric`, when
         the caller already made it.
         """
         values, _, nominal, categories = converted if converted is not None else cls.numeric(X)
@@ -219,6 +222,8 @@ class RawFeatures:
             return None
         zeros = "presence" if sp.issparse(values) else "include"
         options = {"nominal_features": nominal, "categories": list(categories)} if nominal.any() else {}
+        if nominal.size and nominal.all():
+            percentiles = dict([next(iter(percentiles.items()))])
         return values, {name: PercentileBinarizer(percentile=p, zeros=zeros, **options)
                         for name, p in percentiles.items()}
 
