@@ -277,7 +277,8 @@ def wide_records(n_features=2000, seed=0, first_width=2000):
 
 @pytest.mark.parametrize("method, proposal, m, M", [("cftp", "paper", 1, None), ("cftp", "paper", 2, None),
                                                       ("cftp", "paper", 3, 8), ("rejection", "paper", 1, 40),
-                                                      ("cftp", "boley", 1, None), ("cftp", "boley", 2, 9)])
+                                                      ("cftp", "boley", 1, None), ("cftp", "boley", 2, 9),
+                                                      ("cftp", "plain", 1, None), ("rejection", "plain", 2, 9)])
 def test_no_overflow_with_2000_features(method, proposal, m, M):
     # For Boley's proposal a narrow first positive makes Z̄/Z astronomically large.
     data = wide_records(first_width=2000 if proposal == "paper" else 10)
@@ -489,3 +490,22 @@ def test_generator_leaves_a_used_up_subset_for_every_record():
     short = greedy_selection(data, stuck, n_rules=150, tol=None)
     assert 0 < len(short.rules) < 150 and stuck.exhausted_
     assert list(result.rules[:len(short.rules)]) == list(short.rules)
+
+
+
+@pytest.mark.parametrize("proposal", ["paper", "plain"])
+def test_proposal_ratio_predicts_the_trials_with_negated_literals(proposal):
+    # log(Z̄/Z) of each proposal against the mean number of rejection trials per pair, on
+    # features with their negated literals (where the "plain" proposal's bound is tight).
+    rng = np.random.RandomState(5)
+    X = (rng.rand(300, 40) < 0.08).astype(np.uint8)
+    X[0], X[1] = 1, 0
+    Y = ((X[:, :3].sum(axis=1) > 0) | (rng.rand(300) < 0.1)).astype(np.uint8)[:, None]
+    data = BinaryData.with_negations(X, Y, np.arange(40))
+    sampler = HeadSampler(data, method="rejection", proposal=proposal, max_head_length=3)
+    sampler.sample_pairs((0,), 20_000, random_state=0)
+    expected = np.exp(log_proposal_ratio(data, (0,), proposal=proposal, max_head_length=3))
+    trials = sampler.last_stats_["n_trials"]
+    assert abs(trials.mean() - expected) < 4 * trials.std() / np.sqrt(trials.size) + 1e-9
+    if proposal == "plain":
+        assert expected < 0.5 * np.exp(log_proposal_ratio(data, (0,), proposal="paper", max_head_length=3))

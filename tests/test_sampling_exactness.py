@@ -40,15 +40,20 @@ HEAD_CASES = [
     ("boley", "cftp", 2, None),
     ("boley", "cftp", 2, 3),
     ("paper", "rejection", 2, None),
+    ("plain", "cftp", 1, None),
+    ("plain", "rejection", 2, 3),
 ]
 PAIR_CASES = [
     # (proposal, method, min_head_length, max_head_length); rejection pairs seed CORSET-GH in the estimator
     ("paper", "cftp", 1, None), ("paper", "cftp", 2, None), ("boley", "cftp", 1, None), ("boley", "cftp", 2, 3),
     ("paper", "rejection", 1, None), ("paper", "rejection", 2, 4),
+    ("plain", "cftp", 1, None), ("plain", "rejection", 1, None), ("plain", "cftp", 2, 3),
 ]
+# The "plain" proposal on features with their negated literals (what it is for).
+NEGATED_CASES = [("cftp", 1, None), ("rejection", 1, 3), ("cftp", 2, 3)]
 WIDE_CASES = [(1, 2), (2, 3), (1, None)]
 
-N_TESTS = N_SEEDS * (len(TAIL_CASES) + len(HEAD_CASES) + len(PAIR_CASES)) + len(WIDE_CASES)
+N_TESTS = N_SEEDS * (len(TAIL_CASES) + len(HEAD_CASES) + len(PAIR_CASES) + len(NEGATED_CASES) + 1) + len(WIDE_CASES)
 ALPHA = 1e-3 / N_TESTS
 
 N_SAMPLES = 20_000
@@ -109,6 +114,43 @@ def test_heads_follow_discriminativity(global_random_seed, proposal, method, m, 
 def test_pairs_follow_w(global_random_seed, proposal, method, m, M):
     p = check_pairs(global_random_seed, m, M, proposal=proposal, method=method)
     assert p > ALPHA, f"{method} pairs deviate from w: p = {p:.3g}"
+
+
+def negated_data(seed, n_records=16, n_plain=5):
+    """``random_data``'s kind of records over 5 features, with the negated literals of every one."""
+    rng = np.random.RandomState(2000 + seed)
+    X = rng.rand(n_records, n_plain) < rng.uniform(0.15, 0.8, size=(n_records, 1))
+    X[0], X[1] = True, False   # no feature constant
+    Y = rng.rand(n_records, 3) < rng.uniform(0.2, 0.7, size=(n_records, 1))
+    return BinaryData.with_negations(X.astype(np.uint8), Y.astype(np.uint8), np.arange(n_plain))
+
+
+@pytest.mark.parametrize("method, m, M", NEGATED_CASES)
+def test_plain_proposal_pairs_follow_w_with_negated_literals(global_random_seed, method, m, M):
+    data = negated_data(global_random_seed)
+    tail = pick_tail(data, global_random_seed)
+    sampler = HeadSampler(data, min_head_length=m, max_head_length=M, proposal="plain", method=method)
+    pos, neg = sampler.sample_pairs(tail, N_SAMPLES, random_state=global_random_seed)
+    p = goodness_of_fit(list(zip(pos.tolist(), neg.tolist())), pair_target(data, tail, m, M))
+    assert p > ALPHA, f"plain-proposal pairs deviate from w: p = {p:.3g}"
+
+
+def test_an_understated_plain_bound_fails_the_checks(global_random_seed, monkeypatch):
+    # Teeth: plain feature counts one too small make w̄ < w for some pairs; the kernel's bound
+    # check refuses them (SamplingError), or the pairs drawn deviate from w.
+    from corset.sampling import SamplingError
+
+    data = negated_data(global_random_seed)
+    tail = pick_tail(data, global_random_seed)
+    sampler = HeadSampler(data, proposal="plain", method="rejection")
+    counts = sampler._plain_counts()
+    monkeypatch.setattr(sampler, "_plain", np.maximum(counts - 1, 0))
+    try:
+        pos, neg = sampler.sample_pairs(tail, N_SAMPLES, random_state=global_random_seed)
+    except SamplingError:
+        return
+    p = goodness_of_fit(list(zip(pos.tolist(), neg.tolist())), pair_target(data, tail, 1, None))
+    assert p < ALPHA
 
 
 MUTATIONS = [

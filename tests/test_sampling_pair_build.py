@@ -312,3 +312,31 @@ def test_an_error_stops_where_the_loop_would(bad_at, bad):
             _one_tail_at_a_time(looped, tails[bad_at:], counts[bad_at:], rng_looped)
     assert list(batched._cache) == list(looped._cache) == [tuple(t) for t in tails[:bad_at]]
     assert rng_batched.randint(0, 2**31) == rng_looped.randint(0, 2**31)
+
+
+@pytest.mark.parametrize("negations", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_plain_proposal_from_the_compiled_build_equals_its_python_build(seed, negations):
+    # The "plain" proposal made from the compiled paper build and made by the Python build: the
+    # same records, factors, cumulative weights and mixing shares (or the same error).
+    from corset import BinaryData
+
+    data = _data(seed)
+    if negations:
+        X = np.asarray(data.X.toarray() if hasattr(data.X, "toarray") else data.X, dtype=np.uint8)
+        counts = X.sum(axis=0)
+        data = BinaryData.with_negations(X, data.Y, np.flatnonzero((counts > 0) & (counts < X.shape[0])))
+    sampler = HeadSampler(data, proposal="plain", max_head_length=3)
+    for tail in _all_tails(data):
+        want = _outcome(sampler._build_python, tail)
+        got = _outcome(sampler._build, tail)
+        assert type(got) is type(want)
+        if not isinstance(want, _heads.PairSampler):
+            assert got == want
+            continue
+        for i in (0, 2, 3, 4):   # positives, log factors, negatives, cumulative |P-|
+            np.testing.assert_array_equal(np.asarray(got.arrays[i]), np.asarray(want.arrays[i]))
+        np.testing.assert_allclose(np.asarray(got.arrays[1]), np.asarray(want.arrays[1]), rtol=1e-15, atol=0)
+        for g, w in zip(got.arrays[10], want.arrays[10]):   # pos_uniform, pos_plain, neg_plain
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+        assert (got.pos_last, got.neg_last) == (want.pos_last, want.neg_last)

@@ -65,6 +65,14 @@ ctypedef struct PairProposal:
     const int64_t* gap_offset
     int64_t max_proposals
     int mutation
+    # The "plain" proposal (pos_uniform not NULL; NULL for the product proposals above):
+    # w(D+, D-) <= (W_a - W_{a-1}) (|P+| + |P-|), P the records' plain features (those that
+    # are not negated literals).  D+ is drawn from pos_cumulative (pos_log_proposal: log(W_a -
+    # W_{a-1})), then D- uniformly with probability pos_uniform[i_pos], else from
+    # neg_cumulative (weights |P-|); pos_plain and neg_plain hold |P+| and |P-|.
+    const double* pos_uniform
+    const double* pos_plain
+    const double* neg_plain
 
 ctypedef struct PairStats:
     int64_t n_trials    # proposals examined from the empty state until the first acceptance

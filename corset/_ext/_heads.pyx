@@ -100,7 +100,13 @@ cdef inline uint64_t _step_state(uint64_t seed, int64_t t) noexcept nogil:
 cdef inline void _propose(const PairProposal* p, uint64_t* state,
                           Py_ssize_t* i_pos, Py_ssize_t* i_neg) noexcept nogil:
     i_pos[0] = cumulative_draw(p.pos_cumulative, p.n_pos, p.pos_last, state)
-    if p.neg_cumulative == NULL:
+    if p.pos_uniform != NULL:
+        # The "plain" proposal: D- uniform or ∝ |P-|, as D+'s share of each in its bound says.
+        if rng_uniform_open(state) <= p.pos_uniform[i_pos[0]]:
+            i_neg[0] = <Py_ssize_t>rng_below(state, <uint64_t>p.n_neg)
+        else:
+            i_neg[0] = cumulative_draw(p.neg_cumulative, p.n_neg, p.neg_last, state)
+    elif p.neg_cumulative == NULL:
         i_neg[0] = <Py_ssize_t>rng_below(state, <uint64_t>p.n_neg)
     else:
         i_neg[0] = cumulative_draw(p.neg_cumulative, p.n_neg, p.neg_last, state)
@@ -181,7 +187,10 @@ cdef double log_acceptance(const PairProposal* p, Py_ssize_t i_pos, Py_ssize_t i
         log_ratio = (p.log_w[a] - log_proposal) + p.log_gap[p.gap_offset[a] + k]
     else:
         log_ratio = (p.log_w[a] - log_proposal) + _log_gap(p.log_w, a, k)
-    if p.neg_log_proposal != NULL:
+    if p.pos_uniform != NULL:
+        # w̄ = (W_a - W_{a-1}) (|P+| + |P-|): positive here, since D+ and D- differ (k < a).
+        log_ratio -= log(p.pos_plain[i_pos] + p.neg_plain[i_neg])
+    elif p.neg_log_proposal != NULL:
         log_ratio -= p.neg_log_proposal[i_neg]
     return log_ratio
 
@@ -434,14 +443,30 @@ cdef class PairSampler:
                  Py_ssize_t neg_last,
                  const ptr_t[::1] feature_indptr, const index_t[::1] feature_ids,
                  const double[::1] log_w, int64_t max_proposals, int mutation=MUTATION_NONE,
-                 feature_bits=None, Py_ssize_t n_words=0):
+                 feature_bits=None, Py_ssize_t n_words=0, plain=None):
         cdef const double[::1] nc
         cdef const double[::1] nl
         cdef const uint64_t[::1] bits
+        cdef const double[::1] pu
+        cdef const double[::1] pp
+        cdef const double[::1] np_
         cdef Py_ssize_t j, widest = 0
         self._arrays = (pos_records, pos_cumulative, pos_log_proposal, neg_records,
                        neg_cumulative, neg_log_proposal, feature_indptr, feature_ids, log_w,
-                       feature_bits)
+                       feature_bits, plain)
+        self.c.pos_uniform = NULL
+        self.c.pos_plain = NULL
+        self.c.neg_plain = NULL
+        if plain is not None:
+            # The "plain" proposal: (pos_uniform, pos_plain, neg_plain), with neg_cumulative the
+            # cumulative |P-| (see PairProposal).
+            pu, pp, np_ = plain
+            if pu.shape[0] != pos_records.shape[0] or pp.shape[0] != pos_records.shape[0] \
+                    or np_.shape[0] != neg_records.shape[0] or neg_cumulative is None:
+                raise ValueError("PairSampler: the plain proposal needs one value per record and neg_cumulative")
+            self.c.pos_uniform = &pu[0]
+            self.c.pos_plain = &pp[0]
+            self.c.neg_plain = &np_[0]
         self.c.pos_records = &pos_records[0]
         self.c.pos_cumulative = &pos_cumulative[0]
         self.c.pos_log_proposal = &pos_log_proposal[0]
@@ -930,6 +955,9 @@ def paper_samplers(const int[::1] status, const int64_t[::1] pos_indptr, const i
         ps.c.gap_offset = gap_off
         ps.c.max_proposals = max_proposals
         ps.c.mutation = MUTATION_NONE
+        ps.c.pos_uniform = NULL
+        ps.c.pos_plain = NULL
+        ps.c.neg_plain = NULL
         ps.widest_positive = widest[t]
         out[t] = ps
     return out

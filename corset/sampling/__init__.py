@@ -181,7 +181,7 @@ def sample_heads(X, Y, tail, n, *, method="cftp", proposal="paper", min_head_len
         3), "rejection" (rejection sampling from the same proposal), "surs"
         (CORSET-SURS) or "gh" (CORSET-GH), or one added with
         :func:`register_head_method`.
-    proposal : {"paper", "boley"}, default="paper"
+    proposal : {"paper", "boley", "plain"}, default="paper"
         The proposal distribution of the pair stage (see :class:`HeadSampler`).
     min_head_length, max_head_length : int, default=1 and None
         Bounds on ``|H|`` (None: no maximum).

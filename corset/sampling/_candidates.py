@@ -70,7 +70,7 @@ class CandidateGenerator:
     head_method : str, default="cftp"
         A head method of :func:`corset.sampling.sample_heads` ("cftp",
         "rejection"; "surs" and "gh" once their modules provide them).
-    proposal : {"paper", "boley"}, default="paper"
+    proposal : {"paper", "boley", "plain"}, default="paper"
     min_head_length, max_head_length : int, default=1 and None
     max_proposals : int, optional
         Passed to the head sampler (default: its own).

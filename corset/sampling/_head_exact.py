@@ -23,6 +23,18 @@ the past (``method="cftp"``, Algorithm 3) or plain rejection sampling
     sqrt(w1(D+) w2(D-)) with w1(D+) = sum_{j=m..M} C(|D+|, j) and
     w2(D-) = sum_{j=m..M} [C(|F|, j) - C(|D-|, j)]; w <= min(w1, w2) <=
     sqrt(w1 w2).  (As printed, w2 can be negative and sqrt(w1 w2) < w.)
+``proposal="plain"``
+    Beyond the paper, for records that share most of their features, such
+    as features with their negated literals: w̄(D+, D-) = (W_a - W_{a-1})
+    (|P+| + |P-|), with W_n = sum_{j=m..M} C(n, j), a = |F_{D+}| and P the
+    record's plain features (all of them without negated literals).  W is
+    convex (W_n - W_{n-1} = sum_{j=m..M} C(n-1, j-1) grows with n), so with
+    d = |F_{D+} \\ F_{D-}| = a - k, w = W_a - W_{a-d} <= d (W_a - W_{a-1});
+    and a literal of D+ missing from D- is a plain feature of D+ or the
+    negation of a plain feature of D-, so d <= |P+| + |P-|.  D+ is drawn
+    ∝ (W_a - W_{a-1}) (|D_T^-| |P+| + sum |P-|), then D- uniformly or ∝ |P-|
+    in the proportions of D+'s two terms.  Two records that share all but a
+    few literals get w̄ close to w, where the paper's W_a is many times w.
 
 Outcomes the paper leaves open, as decided here:
 
@@ -72,7 +84,7 @@ from ._weights import (
     scale_log_weights,
 )
 
-PROPOSALS = ("paper", "boley")
+PROPOSALS = ("paper", "boley", "plain")
 METHODS = {"cftp": 0, "rejection": 1}
 
 #: Default cap on the proposals examined for one pair.  With the paper's
@@ -142,6 +154,20 @@ def check_head_lengths(min_head_length, max_head_length):
     return m, M
 
 
+def plain_feature_counts(data):
+    """|P_D| of every record of ``data`` (float64): its features that are not negated literals
+    (every feature of data without them), as the "plain" proposal counts them."""
+    negated = getattr(data, "negated_features", None)
+    n_plain = data.n_features - (0 if negated is None else negated.size)
+    if n_plain < data.n_features:
+        # The plain features' posting lists: a record holds few of them (it holds nearly
+        # every negated literal, whose ids come after them).
+        index = data.feature_records
+        ids = np.asarray(index.ids)[:int(index.indptr[n_plain])]
+        return np.bincount(ids, minlength=data.n_records).astype(np.float64)
+    return np.asarray(data.record_n_features, dtype=np.float64)
+
+
 class HeadSampler(HeadMethodSampler):
     """Draw heads ∝ discriminativity for given tails (Algorithm 3).
 
@@ -151,7 +177,7 @@ class HeadSampler(HeadMethodSampler):
     method : {"cftp", "rejection"}, default="cftp"
         Coupling from the past as in Algorithm 3, or plain rejection sampling
         from the same (bounding) proposal.  Both are exact.
-    proposal : {"paper", "boley"}, default="paper"
+    proposal : {"paper", "boley", "plain"}, default="paper"
         See the module docstring.
     min_head_length, max_head_length : int, default=1 and None
         Heads have between ``min_head_length`` and ``max_head_length``
@@ -213,8 +239,8 @@ class HeadSampler(HeadMethodSampler):
         self._feature_ids = data.record_features.ids
         if self._feature_ids.size == 0:
             self._feature_ids = np.zeros(1, dtype=np.int32)  # a valid pointer; never read
-        # The compiled build: the paper's proposal, unmutated.
-        self._compiled = proposal == "paper" and _mutation is None
+        # The compiled build: the paper's proposal, unmutated (the "plain" proposal is made from it).
+        self._compiled = proposal in ("paper", "plain") and _mutation is None
         # Row n: the scaled weights exp(log W_a - log W_n), a = 0..n (see _heads.paper_samplers),
         # made for the widths n of the widest positive records met (at most max |F_D| rows).
         self._scaled_rows = [None] * (n_max + 1)
@@ -292,7 +318,26 @@ class HeadSampler(HeadMethodSampler):
         samplers = _heads.paper_samplers(status, pos_indptr, pos_ids, widest, rows, self._feature_indptr,
                                          self._feature_ids, log_w, self._bits(), self._n_words,
                                          self.max_proposals, *self._gap_table())
+        if self.proposal == "plain":
+            samplers = [None if sampler is None else self._plain_from_paper(sampler) for sampler in samplers]
         return status.tolist(), samplers
+
+    def _plain_from_paper(self, paper):
+        """The "plain" proposal of a tail from its compiled paper proposal (same positive records,
+        checked by the same build)."""
+        positives = np.asarray(paper.arrays[0])
+        is_positive = np.zeros(self.data.n_records, dtype=bool)
+        is_positive[positives] = True
+        negatives = np.flatnonzero(~is_positive).astype(np.int32)
+        a = np.diff(np.asarray(self._feature_indptr))[positives]
+        log_step, draw_log_weight, plain, neg_cumulative, neg_last = self._plain_proposal(a, positives, negatives)
+        pos_weights, _ = scale_log_weights(draw_log_weight)
+        pos_cumulative, pos_last = _weighted.cumulative(pos_weights)
+        sampler = _heads.PairSampler(
+            positives, pos_cumulative, np.where(np.isfinite(log_step), log_step, 0.0), pos_last,
+            negatives, neg_cumulative, None, neg_last, self._feature_indptr, self._feature_ids, self._log_w,
+            self.max_proposals, _MUTATIONS[None], self._bits(), self._n_words, plain=plain)
+        return sampler
 
     def _build_python(self, tail, key):
         """The proposal of ``tail`` built with numpy: every proposal, every mutation."""
@@ -320,9 +365,12 @@ class HeadSampler(HeadMethodSampler):
         if not outside_every_negative[features.ids[_csr_positions(features.indptr, positives[eligible])]].any():
             raise _build_error(_heads.BUILD_ALL_INSIDE, key, m)
 
-        neg_cumulative = neg_log_proposal = None
+        neg_cumulative = neg_log_proposal = plain = draw_log_weight = None
         neg_last = negatives.size - 1
-        if self._mutation == "non_bounding":
+        if self._mutation != "non_bounding" and self.proposal == "plain":
+            pos_log_proposal, draw_log_weight, plain, neg_cumulative, neg_last = self._plain_proposal(
+                a, positives, negatives)
+        elif self._mutation == "non_bounding":
             # Test-only: w̄ = 1 for every pair, used as if it bounded w.
             pos_log_proposal = np.zeros(positives.size)
         elif self.proposal == "paper":
@@ -333,7 +381,7 @@ class HeadSampler(HeadMethodSampler):
             neg_weights, _ = scale_log_weights(neg_log_proposal)
             neg_cumulative, neg_last = _weighted.cumulative(neg_weights)
             neg_log_proposal = np.where(np.isfinite(neg_log_proposal), neg_log_proposal, 0.0)
-        pos_weights, _ = scale_log_weights(pos_log_proposal)
+        pos_weights, _ = scale_log_weights(pos_log_proposal if draw_log_weight is None else draw_log_weight)
         pos_cumulative, pos_last = _weighted.cumulative(pos_weights)
         # Records of proposal weight 0 are never drawn; a finite placeholder keeps
         # their (unused) log factor out of any arithmetic.
@@ -342,7 +390,40 @@ class HeadSampler(HeadMethodSampler):
             positives, pos_cumulative, pos_log_proposal, pos_last,
             negatives, neg_cumulative, neg_log_proposal, neg_last,
             self._feature_indptr, self._feature_ids, self._log_w,
-            self.max_proposals, _MUTATIONS[self._mutation], self._bits(), self._n_words)
+            self.max_proposals, _MUTATIONS[self._mutation], self._bits(), self._n_words, plain=plain)
+
+    def _plain_counts(self):
+        """|P_D| of every record (:func:`plain_feature_counts`, built once)."""
+        if getattr(self, "_plain", None) is None:
+            self._plain = plain_feature_counts(self.data)
+        return self._plain
+
+    def _plain_proposal(self, a, positives, negatives):
+        """The "plain" proposal of one tail (see the module docstring): ``(pos_log_proposal,
+        draw_log_weight, (pos_uniform, pos_plain, neg_plain), neg_cumulative, neg_last)``.
+
+        ``pos_log_proposal``: log(W_a - W_{a-1}) per positive record, the factor the kernel
+        reads; ``draw_log_weight``: the log weight D+ is drawn with, that factor times D+'s
+        mass over the negative records, |D_T^-| |P+| + sum |P-|.
+        """
+        plain = self._plain_counts()
+        pos_plain = np.ascontiguousarray(plain[positives])
+        neg_plain = np.ascontiguousarray(plain[negatives])
+        # log(W_a - W_{a-1}) = log W_a + log1p(-W_{a-1} / W_a); -inf where W_a = 0 (never drawn).
+        log_w = self._log_w
+        with np.errstate(divide="ignore", invalid="ignore"):
+            below = np.where(a > 0, log_w[np.maximum(a - 1, 0)], -np.inf)
+            log_step = np.where(np.isfinite(log_w[a]), log_w[a] + np.log1p(-np.exp(below - log_w[a])), -np.inf)
+        n_neg, total = float(negatives.size), float(neg_plain.sum())
+        mass = n_neg * pos_plain + total
+        with np.errstate(divide="ignore"):
+            pos_log_weight = log_step + np.log(mass)
+        pos_uniform = np.divide(n_neg * pos_plain, mass, out=np.ones_like(mass), where=mass > 0)
+        if total > 0:
+            neg_cumulative, neg_last = _weighted.cumulative(neg_plain)
+        else:   # no negative record has a plain feature: the uniform branch only (pos_uniform is 1)
+            neg_cumulative, neg_last = _weighted.cumulative(np.ones(negatives.size)), negatives.size - 1
+        return log_step, pos_log_weight, (pos_uniform, pos_plain, neg_plain), neg_cumulative, neg_last
 
     def _boley_negative_log_weights(self, negatives):
         """½ log w2(D-) = ½ log sum_{j=m..M} [C(|F|, j) - C(|D-|, j)], from exact integers."""

@@ -84,7 +84,7 @@ class GreedyHeadSearch(HeadMethodSampler):
     normalise : bool, default=False
     uncovered : bool, default=False
     min_head_length, max_head_length : int, default=1 and None
-    proposal : {"paper", "boley"}, default="paper"
+    proposal : {"paper", "boley", "plain"}, default="paper"
         Proposal of the pair sampler (``seed="paper"`` only).
     max_proposals : int, optional
         Cap of the pair sampler (``seed="paper"`` only).
