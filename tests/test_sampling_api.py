@@ -509,3 +509,25 @@ def test_proposal_ratio_predicts_the_trials_with_negated_literals(proposal):
     assert abs(trials.mean() - expected) < 4 * trials.std() / np.sqrt(trials.size) + 1e-9
     if proposal == "plain":
         assert expected < 0.5 * np.exp(log_proposal_ratio(data, (0,), proposal="paper", max_head_length=3))
+
+
+def test_plain_proposal_when_no_negative_record_has_a_plain_feature():
+    # Σ|P-| = 0: D- is drawn uniformly only.  Records 0-1 hold f0, records 2-3 only NOT f0.
+    X = np.array([[1], [1], [0], [0]], dtype=np.uint8)
+    Y = np.array([[1], [1], [0], [0]], dtype=np.uint8)
+    data = BinaryData.with_negations(X, Y, [0])
+    for method in ("cftp", "rejection"):
+        sampler = HeadSampler(data, proposal="plain", method=method)
+        pos, neg = sampler.sample_pairs((0,), 200, random_state=0)
+        assert set(pos.tolist()) <= {0, 1} and set(neg.tolist()) <= {2, 3} and len(set(neg.tolist())) == 2
+    assert np.isfinite(log_proposal_ratio(data, (0,), proposal="plain"))
+
+
+@pytest.mark.parametrize("proposal", ["paper", "boley", "plain"])
+def test_proposal_ratio_is_infinite_when_no_pair_has_weight(proposal):
+    # Every record holds only NOT f0: Z = 0 (and Z̄ = 0 for "plain"), the ratio is inf, not NaN.
+    X = np.zeros((4, 1), dtype=np.uint8)
+    Y = np.array([[1], [1], [0], [0]], dtype=np.uint8)
+    data = BinaryData.with_negations(X, Y, [0]) if proposal == "plain" else BinaryData(
+        np.ones((4, 1), dtype=np.uint8), Y)
+    assert log_proposal_ratio(data, (0,), proposal=proposal) == np.inf

@@ -98,4 +98,6 @@ def log_proposal_ratio(data, tail, *, proposal="paper", min_head_length=1, max_h
         b = np.asarray(data.record_n_features)[negatives]
         log_w2 = np.array([log_of(W[data.n_features] - W[int(v)]) for v in b])
         log_Zbar = logsumexp(0.5 * log_w1) + logsumexp(0.5 * log_w2)
+    if log_Z == -np.inf:   # Z = 0 (whatever Z̄, even 0): no pair is ever accepted
+        return float("inf")
     return float(log_Zbar - log_Z)

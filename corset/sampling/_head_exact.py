@@ -422,7 +422,7 @@ class HeadSampler(HeadMethodSampler):
         if total > 0:
             neg_cumulative, neg_last = _weighted.cumulative(neg_plain)
         else:   # no negative record has a plain feature: the uniform branch only (pos_uniform is 1)
-            neg_cumulative, neg_last = _weighted.cumulative(np.ones(negatives.size)), negatives.size - 1
+            neg_cumulative, neg_last = _weighted.cumulative(np.ones(negatives.size))[0], negatives.size - 1
         return log_step, pos_log_weight, (pos_uniform, pos_plain, neg_plain), neg_cumulative, neg_last
 
     def _boley_negative_log_weights(self, negatives):
