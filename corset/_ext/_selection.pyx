@@ -748,7 +748,8 @@ def lazy_greedy_gains_by_label(const ptr_t[::1] label_indptr, const float64_t[::
     grown since, so ``½·q_bound + λ·distance_sums`` bounds the gain from
     above, and a candidate is evaluated only while its bound can still reach
     the best gain found (the waiting candidates in a heap of their bounds;
-    ties going to the lowest index, as in the full loop).  Returns the same index as :func:`greedy_gains_by_label` (-1: no
+    ties going to the lowest index, as in the full loop).  The data must hold at
+    least one label occurrence.  Returns the same index as :func:`greedy_gains_by_label` (-1: no
     eligible candidate with a positive gain).  On return, for each evaluated
     candidate (``exact`` 1): its exact area and gain in ``areas`` and
     ``gains``, and its new bounds; for the others (``exact`` 0): their
@@ -771,27 +772,15 @@ def lazy_greedy_gains_by_label(const ptr_t[::1] label_indptr, const float64_t[::
     if credit.shape[0] != label_indptr[n_labels]:
         raise ValueError(f"lazy_greedy_gains_by_label: credit holds {credit.shape[0]} values for "
                          f"{label_indptr[n_labels]} label occurrences")
+    if credit.shape[0] == 0:
+        raise ValueError("lazy_greedy_gains_by_label: no label occurrence (every gain is λ·Σd: use "
+                         "greedy_gains_by_label)")
     if n_words < 1 or label_bits.shape[0] < n_labels * n_words or label_ranks.shape[0] < n_labels * n_words:
         raise ValueError(f"lazy_greedy_gains_by_label: bitsets and ranks too small for {n_labels} labels "
                          f"with n_words={n_words}")
     cursor, rows, widest = _tail_scratch(tail_indptr, n_candidates)
     cdef ptr_t[::1] cursor_v = cursor
     cdef size_t[::1] rows_v = rows
-    if n_labels == 0 or credit.shape[0] == 0:
-        # No label occurrence: every area and quality is 0 (the full loop's values).
-        for c in range(n_candidates):
-            exact[c] = 0
-            if eligible[c]:
-                q_bound[c] = 0.0
-                area_bound[c] = 0
-                exact[c] = 1
-            areas[c] = area_bound[c]
-            gains[c] = 0.5 * q_bound[c] + lam * distance_sums[c]
-        chosen = -1
-        for c in range(n_candidates):
-            if eligible[c] and gains[c] > (gains[chosen] if chosen >= 0 else 0.0):
-                chosen = c
-        return chosen
     with nogil:
         chosen = lazy_rank_gains(&label_indptr[0], &credit[0], &label_bits[0], _iptr(label_ranks), n_words,
                                  &support_indptr[0], _iptr(support_ids), &tail_indptr[0], _iptr(tail_ids),

@@ -16,7 +16,7 @@ from scipy.special import logsumexp
 from ._common import check_data, check_tail
 from ._errors import NoNegativeRecordsError
 from ._head_exact import PROPOSALS, check_head_lengths, plain_feature_counts
-from ._weights import head_counts, log_head_counts, log_of
+from ._weights import head_counts, log_head_count_steps, log_head_counts, log_of
 
 
 def log_pair_weights(data, tail, *, min_head_length=1, max_head_length=None, chunk=512):
@@ -88,11 +88,9 @@ def log_proposal_ratio(data, tail, *, proposal="paper", min_head_length=1, max_h
     elif proposal == "plain":
         # Z̄ = Σ_{D+} (W_a - W_{a-1}) (|D_T^-| |P+| + Σ_{D-} |P-|).
         plain = plain_feature_counts(data)
-        below = np.where(a > 0, log_W[np.maximum(a - 1, 0)], -np.inf)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_step = np.where(np.isfinite(log_w1), log_w1 + np.log1p(-np.exp(below - log_w1)), -np.inf)
+        with np.errstate(divide="ignore"):
             log_mass = np.log(negatives.size * plain[positives] + plain[negatives].sum())
-        log_Zbar = logsumexp(log_step + log_mass)
+        log_Zbar = logsumexp(log_head_count_steps(log_W, a) + log_mass)
     else:
         W = head_counts(data.n_features, m, M)
         b = np.asarray(data.record_n_features)[negatives]

@@ -79,6 +79,7 @@ from ._protocol import HeadMethodSampler
 from ._weights import (
     head_counts,
     log_factorials,
+    log_head_count_steps,
     log_head_counts,
     log_of,
     scale_log_weights,
@@ -325,11 +326,9 @@ class HeadSampler(HeadMethodSampler):
     def _plain_from_paper(self, paper):
         """The "plain" proposal of a tail from its compiled paper proposal (same positive records,
         checked by the same build)."""
-        positives = np.asarray(paper.arrays[0])
-        is_positive = np.zeros(self.data.n_records, dtype=bool)
-        is_positive[positives] = True
-        negatives = np.flatnonzero(~is_positive).astype(np.int32)
-        a = np.diff(np.asarray(self._feature_indptr))[positives]
+        arrays = paper.arrays   # the negatives made on demand: the records outside the positives
+        positives, negatives = np.asarray(arrays[0]), np.asarray(arrays[3])
+        a = np.asarray(self.data.record_n_features, dtype=np.int64)[positives]
         log_step, draw_log_weight, plain, neg_cumulative, neg_last = self._plain_proposal(a, positives, negatives)
         pos_weights, _ = scale_log_weights(draw_log_weight)
         pos_cumulative, pos_last = _weighted.cumulative(pos_weights)
@@ -409,11 +408,7 @@ class HeadSampler(HeadMethodSampler):
         plain = self._plain_counts()
         pos_plain = np.ascontiguousarray(plain[positives])
         neg_plain = np.ascontiguousarray(plain[negatives])
-        # log(W_a - W_{a-1}) = log W_a + log1p(-W_{a-1} / W_a); -inf where W_a = 0 (never drawn).
-        log_w = self._log_w
-        with np.errstate(divide="ignore", invalid="ignore"):
-            below = np.where(a > 0, log_w[np.maximum(a - 1, 0)], -np.inf)
-            log_step = np.where(np.isfinite(log_w[a]), log_w[a] + np.log1p(-np.exp(below - log_w[a])), -np.inf)
+        log_step = log_head_count_steps(self._log_w, a)   # -inf where W_a = 0: never drawn
         n_neg, total = float(negatives.size), float(neg_plain.sum())
         mass = n_neg * pos_plain + total
         with np.errstate(divide="ignore"):

@@ -89,6 +89,16 @@ def log_head_counts(n_max, min_length, max_length):
     return out
 
 
+def log_head_count_steps(log_w, a):
+    """log(W_a - W_{a-1}) for each size in ``a``, from ``log_w`` (:func:`log_head_counts`):
+    log W_a + log1p(-W_{a-1} / W_a); -inf where W_a = 0.  The factor of the "plain" pair
+    proposal (the number of allowed heads holding one given feature of a set of a)."""
+    a = np.asarray(a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        below = np.where(a > 0, log_w[np.maximum(a - 1, 0)], -np.inf)
+        return np.where(np.isfinite(log_w[a]), log_w[a] + np.log1p(-np.exp(below - log_w[a])), -np.inf)
+
+
 @functools.lru_cache(maxsize=8)
 def log_factorials(n_max):
     """``log n!`` for n = 0..n_max (float64, read-only), for the head draw of wide records."""

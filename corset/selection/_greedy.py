@@ -459,18 +459,10 @@ class _FixedPool:
 
     def step(self, state):
         """``(stats, areas, gains, best, eligible)`` of the step; ``best`` is -1 when nothing can be chosen."""
-        lazy = self.lazy_areas = None
-        if self.lazy:
-            lazy = _lazy_areas(self.data, self.stats, state.coverage, self.lam, self.sums, self.submodular,
-                               self.eligible, self.q_bound, self.area_bound)
-        if lazy is None:
-            areas, gains, best = _areas(self.data, self.stats, state.covered, state.best_accuracy, self.lam,
-                                        self.sums, self.submodular, self.eligible, coverage=state.coverage)
-        else:
-            areas, gains, best, exact = lazy
-            self.lazy_areas = _LazyAreas(self.data, self.stats, state.coverage, self.lam, self.submodular,
-                                         self.sums, self.eligible, areas, gains, exact, self.q_bound,
-                                         self.area_bound)
+        # The bounds are the pool's own arrays: a completion updates them in place.
+        areas, gains, best, self.lazy_areas = _step_gains(
+            self.data, self.stats, state, self.lam, self.sums, self.submodular, self.eligible,
+            (self.q_bound, self.area_bound) if self.lazy else None)
         return self.stats, areas, gains, _zero_gain_rule(best, state, self.lam, self.eligible), self.eligible
 
     def chose(self, state, best):
@@ -481,6 +473,20 @@ class _FixedPool:
             _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
                                          stats.tail_ids, self.eligible, *state.chosen_csr(len(state) - 1),
                                          self.sums)
+
+
+def _step_gains(data, stats, state, lam, sums, submodular, eligible, bounds, write_back=None):
+    """``(areas, gains, best, lazy)`` of a step: lazily from ``bounds`` (``(q_bound, area_bound)``,
+    updated in place; see :func:`_lazy_areas`), with ``lazy`` its :class:`_LazyAreas`, or every gain
+    (``bounds`` None, or data without label bitsets), with ``lazy`` None."""
+    lazy = None if bounds is None else _lazy_areas(data, stats, state.coverage, lam, sums, submodular, eligible,
+                                                   *bounds)
+    if lazy is None:
+        return (*_areas(data, stats, state.covered, state.best_accuracy, lam, sums, submodular, eligible,
+                        coverage=state.coverage), None)
+    areas, gains, best, exact = lazy
+    return areas, gains, best, _LazyAreas(data, stats, state.coverage, lam, submodular, sums, eligible, areas,
+                                          gains, exact, *bounds, write_back=write_back)
 
 
 class _LazyAreas:
@@ -578,7 +584,6 @@ class _GeneratedPools:
         if canonical is not None and len(canonical) != numbers.size:
             raise AssertionError("check_rules de-duplicated the pool; the registry found repeats")
         self._numbers = numbers
-        self.lazy_areas = None
         stored = self.store.pool(state, arrays, numbers, flags) if self.store.active else None
         if stored is None:
             # The store outgrew its memory: the pool's statistics and distance sums afresh.
@@ -592,22 +597,14 @@ class _GeneratedPools:
                                              stats.tail_ids, eligible, *state.chosen_csr(), sums)
         else:
             stats, sums, eligible, slots = stored
-        lazy = None
-        if stored is not None and self.lazy:
-            # The stored rules keep bounds from their last evaluation: only those that may still
-            # beat the best gain are evaluated (the same arg max).
-            q_bound, area_bound = self.store.bounds(slots)
-            lazy = _lazy_areas(data, stats, state.coverage, self.lam, sums, self.submodular, eligible,
-                               q_bound, area_bound)
-        if lazy is None:
-            areas, gains, best = _areas(data, stats, state.covered, state.best_accuracy, self.lam, sums,
-                                        self.submodular, eligible, coverage=state.coverage)
-        else:
-            areas, gains, best, exact = lazy
-            self.store.set_bounds(slots, q_bound, area_bound)
-            self.lazy_areas = _LazyAreas(data, stats, state.coverage, self.lam, self.submodular, sums, eligible,
-                                         areas, gains, exact, q_bound, area_bound,
-                                         write_back=self._write_back(slots))
+        # The stored rules keep bounds from their last evaluation: only those that may still
+        # beat the best gain are evaluated (the same arg max).
+        bounds = self.store.bounds(slots) if stored is not None and self.lazy else None
+        areas, gains, best, self.lazy_areas = _step_gains(
+            data, stats, state, self.lam, sums, self.submodular, eligible, bounds,
+            write_back=self._write_back(slots) if bounds is not None else None)
+        if self.lazy_areas is not None:
+            self.store.set_bounds(slots, *bounds)
         if self.union_parts is not None:
             new = (flags & 1).astype(bool)
             if new.any():

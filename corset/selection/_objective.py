@@ -118,7 +118,6 @@ def _areas(data, stats, covered, best, lam=0.0, distance_sums=None, submodular=F
     return areas, gains, chosen
 
 
-
 def _lazy_areas(data, stats, coverage, lam, distance_sums, submodular, eligible, q_bound, area_bound):
     """:func:`_areas`' arg max by lazy evaluation, or None when the data has no label bitsets.
 
@@ -143,6 +142,7 @@ def _lazy_areas(data, stats, coverage, lam, distance_sums, submodular, eligible,
         stats.tail_indptr, stats.tail_ids, stats.accuracy, distance_sums, eligible, float(lam), bool(submodular),
         gains, areas, q_bound, area_bound, exact, label_bits, data.label_ranks(), n_words)
     return areas, gains, chosen, exact.view(bool)
+
 
 def rule_quality(data, rule, rules=()):
     """Quality q(R; ℛ) = uncovered area · a(R) (section problem_formulation)."""
