@@ -2,7 +2,7 @@
 
 Usage::
 
-    /path/to/python3.12/venv/bin/python asv_bench/boomer_child.py MATRICES.npz REPEATS SEED
+    /path/to/python3.12/venv/bin/python asv_bench/boomer_child.py MATRICES.npz REPEATS SEED [--default-threads]
 
 ``MATRICES.npz`` holds the training and test matrices (CSR parts
 ``xtr_*``, ``xte_*``, or dense ``xtr``, ``xte``; labels ``ytr``, ``yte``).  Prints one JSON line: the fit times
@@ -29,6 +29,8 @@ def main(argv):
     parser.add_argument("matrices", help="the .npz file of training and test matrices")
     parser.add_argument("repeats", type=int, help="fits to time")
     parser.add_argument("seed", type=int, help="corset's seed; BOOMER gets seed + 1")
+    parser.add_argument("--default-threads", action="store_true",
+                        help="BOOMER's default (multi-threaded) fit instead of one thread")
     args = parser.parse_args(argv)
     path, repeats, seed = args.matrices, args.repeats, args.seed
     from mlrl.boosting import BoomerClassifier
@@ -42,8 +44,9 @@ def main(argv):
         Y_train, Y_test = f["ytr"], f["yte"]
     times, model = [], None
     for _ in range(repeats):
-        model = BoomerClassifier(max_rules=BOOMER_RULES, parallel_rule_refinement="false",
-                                 parallel_statistic_update="false", random_state=seed + 1)
+        single = {} if args.default_threads else dict(parallel_rule_refinement="false",
+                                                      parallel_statistic_update="false")
+        model = BoomerClassifier(max_rules=BOOMER_RULES, random_state=seed + 1, **single)
         start = time.perf_counter()
         model.fit(X_train, Y_train)
         times.append(time.perf_counter() - start)

@@ -20,8 +20,9 @@ strictly above their training 90th percentile, nominal ones one-hot), and
 both learners are fitted on the same binary matrices, alternately (corset,
 BOOMER, corset, BOOMER, ...) so that a slow spell of the machine hits both:
 
-* corset: ``CorsetClassifier(random_state=seed)``, every other parameter at
-  its default (single-threaded: ``n_jobs=None`` is one thread);
+* corset: ``CorsetClassifier(random_state=seed, n_jobs=1)`` (one thread;
+  the default, ``n_jobs=None``, runs the head searches on OpenMP's
+  threads), every other parameter at its default;
 * BOOMER: ``mlrl.boosting.BoomerClassifier`` (mlrl-boomer 0.15.6 on Python
   >= 3.12, 0.12.3 on 3.11: the ``bench`` extra installs the newest that fits) with
   ``max_rules=1000`` (the paper's baseline; the count includes BOOMER's
@@ -42,6 +43,11 @@ median over ``--repeats`` fits, their ratio corset/BOOMER (the issue's speed
 target is a ratio <= 1), and the test micro-F1 of each learner's last fit on
 the official test split, with corset's number of rules.  Both learners are
 deterministic for a fixed seed, so the last fit stands for all of them.
+
+With ``--default-threads`` both learners keep their default threading
+instead: corset ``n_jobs=None`` (OpenMP's threads in its head searches),
+BOOMER its parallel rule refinement and statistic update (both
+multi-threaded by default), as a user who sets nothing gets them.
 
 BOOMER's prediction is left multi-threaded (its default): in 0.12.3,
 ``parallel_prediction="false"`` (and ``"true{num_preferred_threads=1}"``)
@@ -74,17 +80,18 @@ def micro_f1(Y_true, Y_pred):
     return float(f1_score(Y_true, Y_pred, average="micro", zero_division=0))
 
 
-def make_corset(seed):
+def make_corset(seed, default_threads=False):
     from corset.model import CorsetClassifier
 
-    return CorsetClassifier(random_state=seed)
+    # One thread, as BOOMER below; or the default, OpenMP's threads in the head searches.
+    return CorsetClassifier(random_state=seed, n_jobs=None if default_threads else 1)
 
 
-def make_boomer(seed):
+def make_boomer(seed, default_threads=False):
     from mlrl.boosting import BoomerClassifier
 
-    return BoomerClassifier(max_rules=BOOMER_RULES, parallel_rule_refinement="false",
-                            parallel_statistic_update="false", random_state=seed + 1)
+    single = {} if default_threads else dict(parallel_rule_refinement="false", parallel_statistic_update="false")
+    return BoomerClassifier(max_rules=BOOMER_RULES, random_state=seed + 1, **single)
 
 
 def timed_fit(estimator, X, Y):
@@ -93,7 +100,7 @@ def timed_fit(estimator, X, Y):
     return time.perf_counter() - start
 
 
-def boomer_in_child(python, X_train, Y_train, X_test, Y_test, repeats, seed):
+def boomer_in_child(python, X_train, Y_train, X_test, Y_test, repeats, seed, default_threads=False):
     """(fit times, test micro-F1, version) of BOOMER fitted by ``python`` on the same matrices."""
     import json
     import subprocess
@@ -113,7 +120,8 @@ def boomer_in_child(python, X_train, Y_train, X_test, Y_test, repeats, seed):
         else:   # dense raw numbers stay dense, as BOOMER gets them in the experiments
             np.savez(path, xtr=np.asarray(X_train), xte=np.asarray(X_test), **Y)
         child = Path(__file__).resolve().parent / "boomer_child.py"
-        done = subprocess.run([python, str(child), str(path), str(repeats), str(seed)], capture_output=True,
+        done = subprocess.run([python, str(child), str(path), str(repeats), str(seed)]
+                              + (["--default-threads"] if default_threads else []), capture_output=True,
                               text=True, check=True)
     result = json.loads(done.stdout.strip().splitlines()[-1])
     return result["times"], result["f1"], result["version"]
@@ -128,7 +136,7 @@ def raw_benchmark(name):
             split.Y_train, split.Y_test)
 
 
-def compare(name, repeats, seed, boomer_python=None, raw=False):
+def compare(name, repeats, seed, boomer_python=None, raw=False, default_threads=False):
     """One row of the table: fits alternately, medians, ratio, test micro-F1."""
     if raw:
         X_train, X_test, B_train, B_test, Y_train, Y_test = raw_benchmark(name)
@@ -138,10 +146,10 @@ def compare(name, repeats, seed, boomer_python=None, raw=False):
     if boomer_python is not None:
         corset_times, corset_model = [], None
         for _ in range(repeats):
-            corset_model = make_corset(seed)
+            corset_model = make_corset(seed, default_threads)
             corset_times.append(timed_fit(corset_model, X_train, Y_train))
         boomer_times, boomer_f1, _ = boomer_in_child(boomer_python, B_train, Y_train, B_test, Y_test, repeats,
-                                                     seed)
+                                                     seed, default_threads)
         corset_s, boomer_s = statistics.median(corset_times), statistics.median(boomer_times)
         return [name, f"{corset_s:.3f}", f"{boomer_s:.3f}", f"{corset_s / boomer_s:.2f}",
                 f"{micro_f1(Y_test, corset_model.predict(X_test)):.3f}", str(len(corset_model.rules_)),
@@ -149,9 +157,9 @@ def compare(name, repeats, seed, boomer_python=None, raw=False):
     corset_times, boomer_times = [], []
     corset_model = boomer_model = None
     for _ in range(repeats):
-        corset_model = make_corset(seed)
+        corset_model = make_corset(seed, default_threads)
         corset_times.append(timed_fit(corset_model, X_train, Y_train))
-        boomer_model = make_boomer(seed)
+        boomer_model = make_boomer(seed, default_threads)
         boomer_times.append(timed_fit(boomer_model, B_train, Y_train))
     corset_s = statistics.median(corset_times)
     boomer_s = statistics.median(boomer_times)
@@ -174,6 +182,9 @@ def main(argv=None):
                         help="random_state of corset (BOOMER gets seed + 1); default: %(default)s")
     parser.add_argument("--raw", action="store_true",
                         help="end to end from raw features (corset's defaults on raw X, BOOMER on raw numbers)")
+    parser.add_argument("--default-threads", action="store_true",
+                        help="both learners at their default threading (corset n_jobs=None, BOOMER's parallel "
+                             "defaults) instead of one thread each")
     parser.add_argument("--boomer-python", metavar="PATH", default=None,
                         help="run BOOMER in this interpreter (e.g. a Python 3.12 venv with mlrl-boomer 0.15.6)")
     args = parser.parse_args(argv)
@@ -195,13 +206,15 @@ def main(argv=None):
         return 2
 
     print(f"seed {args.seed}, {args.repeats} alternating fit(s) per learner, median wall time; "
-          f"BOOMER max_rules={BOOMER_RULES}, single-threaded fit; "
+          f"BOOMER max_rules={BOOMER_RULES}, "
+          + ("both at their default threading; " if args.default_threads else "single-threaded fits; ")
           + ("raw features (corset binarizes, BOOMER bins)" if args.raw else "the same binarized matrices"))
     print(format_row(COLUMNS))
     print(format_row(["-" * w for w in WIDTHS]))
     for name in args.datasets:
         # A row as soon as it is ready: slow datasets show progress.
-        print(format_row(compare(name, args.repeats, args.seed, args.boomer_python, raw=args.raw)), flush=True)
+        print(format_row(compare(name, args.repeats, args.seed, args.boomer_python, raw=args.raw,
+                                 default_threads=args.default_threads)), flush=True)
     return 0
 
 

@@ -7,7 +7,7 @@ Usage (from the repository root)::
 
 The binarized training matrices are read from the cache of
 ``asv_bench/same_rules.py`` (``--cache``, written there on first use), so two
-builds are timed on identical input.  Each fit is single-threaded, seed 0;
+builds are timed on identical input.  Each fit is single-threaded (``n_jobs=1``), seed 0;
 the table gives the median and the minimum over ``--repeats`` fits, with the
 number of rules.  Run two builds alternately, several times, and compare
 medians: a single run on a shared machine is noisy.
@@ -39,7 +39,7 @@ def main(argv=None):
         times = []
         for _ in range(args.repeats):
             start = time.perf_counter()
-            model = CorsetClassifier(random_state=args.seed).fit(X, Y)
+            model = CorsetClassifier(random_state=args.seed, n_jobs=1).fit(X, Y)
             times.append(time.perf_counter() - start)
         print(f"{name:10} {statistics.median(times):9.4f} {min(times):9.4f} {len(model.rules_):6d}", flush=True)
 

@@ -184,3 +184,11 @@ def test_quick_experiment(tmp_path, data_dir):
     assert {r["dataset"] for r in rows} == {"emotions", "medical"}
     assert all(r["status"] == "ok" for r in rows), [r["error"] for r in rows if r["status"] != "ok"]
     assert (out / "table.md").exists() and (out / "raw.md").exists()
+
+
+@pytest.mark.parametrize("name", ["CORSET-SURS", "CORSET-GH", "corset", "corset (raw)"])
+def test_every_corset_run_is_one_thread(name):
+    # Runs go side by side in processes: each on one thread, as the baselines (not OpenMP's
+    # default, which n_jobs=None would take).
+    assert METHODS[name].make({}, 0).n_jobs == 1
+    assert METHODS[name].make({"lam": 2.0}, 0).n_jobs == 1

@@ -53,6 +53,58 @@ def test_same_seed_same_rules_any_n_jobs(synthetic, global_random_seed, head_sam
     assert _rule_tuples(a.fit(X, Y)) == _rule_tuples(b)
 
 
+def test_default_n_jobs_threads_the_searches_with_the_same_rules(synthetic, global_random_seed, monkeypatch):
+    # n_jobs=None: OpenMP's threads in the head searches (two on a two-core machine), the fold
+    # fits one after another; the rules are those of one thread.  Threads for every pool here,
+    # however short its searches.
+    import corset.sampling._candidates as candidates
+
+    monkeypatch.setattr(candidates, "THREADED_SEARCH_MIN_SECONDS", 0.0)
+    X, Y = synthetic
+    params = dict(FAST, random_state=global_random_seed, validated_stop=True)
+    one = CorsetClassifier(n_jobs=1, **params).fit(X, Y)
+    default = CorsetClassifier(**params).fit(X, Y)
+    assert _rule_tuples(default) == _rule_tuples(one)
+    assert default.n_rules_validated_ == one.n_rules_validated_
+
+
+def _generator_threads(monkeypatch, **params):
+    """The distinct ``n_jobs`` (threads) the CandidateGenerators of a fit were given (its fold
+    fits' included)."""
+    import corset.sampling as sampling
+
+    seen = []
+    original = sampling.CandidateGenerator
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs["n_jobs"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(sampling, "CandidateGenerator", recording)
+    d = make_rule_data(n_records=120, n_features=12, n_labels=6, noise=0.01, random_state=0)
+    CorsetClassifier(random_state=0, n_rules=5, **params).fit(d.X.toarray() * 1.5, d.Y)
+    assert seen
+    return sorted(set(seen))
+
+
+def test_default_n_jobs_follows_openmp_and_its_limits(monkeypatch):
+    from joblib import cpu_count
+    from threadpoolctl import threadpool_limits
+
+    from corset._ext import _gh
+
+    expected = max(1, min(_gh.openmp_max_threads(), cpu_count()))
+    assert _generator_threads(monkeypatch) == [expected]
+    # A limit set with threadpoolctl (as joblib's workers set one) is obeyed; it reaches the
+    # OpenMP runtime the kernels run on.
+    with threadpool_limits(limits=1, user_api="openmp"):
+        assert _gh.openmp_max_threads() == 1
+        assert _generator_threads(monkeypatch) == [1]
+    # An explicit n_jobs is taken as it is, as in joblib.
+    assert _generator_threads(monkeypatch, n_jobs=1) == [1]
+    assert _generator_threads(monkeypatch, n_jobs=3) == [3]
+
+
 @pytest.mark.parametrize("params", [{}, {"head_sampler": "surs", "max_head_length": 3}, {"head_sampler": "cftp"},
                                     {"quality": "submodular", "second_round": True}])
 def test_defaults_and_samplers_fit(synthetic, params):

@@ -212,6 +212,42 @@ def test_plugs_into_public_entry_point_and_generator():
     assert generate([pool[0]])  # the uncovered variant receives the selected rules
 
 
+@pytest.mark.parametrize("threshold, expected", [(1e-12, [1, 2, 2, 2]), (float("inf"), [1, 1, 1, 1])])
+def test_generator_threads_the_searches_once_they_take_long_enough(monkeypatch, threshold, expected):
+    # The first pool's searches run on one thread; the next ones on n_jobs threads when the last
+    # took at least THREADED_SEARCH_MIN_SECONDS of one thread's work.  The pools are the same.
+    import corset.sampling._candidates as candidates
+    from corset.sampling import CandidateGenerator
+
+    X, Y = _toy(2, n=60, m=10)
+    data = BinaryData(X, Y)
+
+    def pools(n_jobs):
+        seen = []
+        generate = CandidateGenerator(data, n_tails=5, n_heads_per_tail=4, head_method="gh", random_state=3,
+                                      n_jobs=n_jobs)
+        original = generate._head_sampler.sample_pool
+
+        def recording(*args, n_threads, **kwargs):
+            seen.append(n_threads)
+            return original(*args, n_threads=n_threads, **kwargs)
+
+        generate._head_sampler.sample_pool = recording
+        out, chosen = [], []
+        for _ in range(4):
+            pool = generate(chosen)
+            out.append(pool)
+            chosen.append(pool[0])
+        return out, seen
+
+    monkeypatch.setattr(candidates, "THREADED_SEARCH_MIN_SECONDS", threshold)
+    threaded, seen = pools(2)
+    assert seen == expected
+    single, seen_single = pools(1)
+    assert seen_single == [1, 1, 1, 1]
+    assert threaded == single
+
+
 @pytest.mark.parametrize("seed_kind", ["paper", "uniform", "uncovered", "deterministic"])
 def test_batch_matches_one_by_one_and_threads(global_random_seed, seed_kind):
     X, Y = _toy(global_random_seed, n=40, m=10)

@@ -40,14 +40,17 @@ def _corset_paper(head_sampler):
     def make(params, seed):
         from ..model import CorsetClassifier
 
-        return CorsetClassifier.paper(head_sampler=head_sampler, random_state=seed, **{**PAPER_POOL, **params})
+        # One thread per run (runs go side by side in processes), as for every method.
+        return CorsetClassifier.paper(head_sampler=head_sampler, random_state=seed,
+                                      **{**PAPER_POOL, "n_jobs": 1, **params})
     return make
 
 
 def _corset_default(params, seed):
     from ..model import CorsetClassifier
 
-    return CorsetClassifier(random_state=seed, **params)
+    # One thread, as every other learner here (n_jobs=None would thread the head searches).
+    return CorsetClassifier(random_state=seed, **{"n_jobs": 1, **params})
 
 
 def _boomer(max_rules, **options):

@@ -24,7 +24,7 @@ from ..binarydata import BinaryData, with_negated_columns
 from ..selection._objective import QUALITIES
 from ..selection._stopping import StoppingCriterion
 from ..preprocessing import PercentileBinarizer
-from ..sampling._candidates import _resolve_n_jobs
+from ..sampling._candidates import _resolve_n_jobs, _resolve_n_threads
 from ._features import RawFeatures
 from ._export import FORMAT_VERSION, check_rules_dict, format_rules, rules_to_dict, rules_to_frame
 from ._rules import Rule
@@ -839,19 +839,28 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         **Execution.**  Resolved once per fit; the same int gives the same
         rules, for any ``n_jobs``.
     n_jobs : int or None, default=None
-        **Execution.**  Parallel work; results do not depend on it.  The
-        fits of the internal cross-validation (``binarizer="auto"`` on
-        numeric X, ``validated_stop``) run side by side in joblib's worker
-        processes, one thread each (the first parallel fit of a session
-        starts the workers: about a second); the final fit's candidate
-        generation uses that many threads (OpenMP, in the compiled head
-        searches).  None is one thread; a negative value counts from the
-        number of cores as in joblib (-1: every core, -2: all but one); 0
-        is not allowed.  On a
-        machine whose cores are busy with other work, set the environment
-        variable ``OMP_WAIT_POLICY=PASSIVE`` before starting Python:
-        OpenMP's default spin-waiting can make ``n_jobs > 1`` several times
-        slower there.
+        **Execution.**  Parallel work; results do not depend on it.
+
+        * None: one process.  The fits of the internal cross-validation
+          (``binarizer="auto"`` on numeric X, ``validated_stop``) run one
+          after another, and every fit's compiled head searches use OpenMP
+          threads as scikit-learn's own OpenMP code does: as many as OpenMP
+          gives a parallel region (``OMP_NUM_THREADS``, or a limit set with
+          ``threadpoolctl.threadpool_limits``, else every logical CPU), at
+          most the CPUs the process may use.
+        * 1: one thread throughout.
+        * k > 1, or a negative value counted from the number of cores as in
+          joblib (-1: every core, -2: all but one): the fits of the internal
+          cross-validation run side by side in k of joblib's worker
+          processes, one thread each (the first parallel fit of a session
+          starts the workers: about a second), and the final fit's head
+          searches use k threads.
+        * 0 is not allowed.
+
+        On a machine whose cores are busy with other work, set the
+        environment variable ``OMP_WAIT_POLICY=PASSIVE`` before starting
+        Python, or use ``n_jobs=1``: OpenMP's default spin-waiting can make
+        a threaded fit several times slower there.
     verbose : int, default=0
         **Execution.**  >0 shows a progress bar during selection, and one
         (removed when done) over the fold fits of the internal validation
@@ -1282,7 +1291,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             data, n_tails=params["n_tails"], n_heads_per_tail=params["n_heads_per_tail"],
             head_method=params["head_sampler"], min_head_length=params["min_head_length"],
             max_head_length=params["max_head_length"], space=params["tail_space"],
-            on_proposal_limit="skip", random_state=rng, head_options=head_options, n_jobs=params["n_jobs"],
+            on_proposal_limit="skip", random_state=rng, head_options=head_options,
+            n_jobs=_resolve_n_threads(params["n_jobs"]),
             tail_options=tail_options, max_records=params["max_candidate_records"])
         self.n_candidate_records_ = n if generator.records_ is None else int(generator.records_.size)
         callback = None
