@@ -28,3 +28,16 @@ def data_dir():
 def global_random_seed(request):
     """Run a test for several fixed seeds, not one lucky seed."""
     return request.param
+
+
+@pytest.fixture
+def threaded_searches(monkeypatch):
+    """Every pool's head searches on the ``n_jobs`` threads a fit has, however short they are.
+
+    By default a pool's searches get threads only once the last pool's took a millisecond
+    (``THREADED_SEARCH_MIN_SECONDS``), which the small data of the tests never reach: without
+    this, a test comparing n_jobs values would compare one thread with one thread.
+    """
+    import corset.sampling._candidates as candidates
+
+    monkeypatch.setattr(candidates, "THREADED_SEARCH_MIN_SECONDS", 0.0)

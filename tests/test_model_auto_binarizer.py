@@ -109,7 +109,7 @@ def test_few_records_take_the_papers_single_cut_and_bad_values_keep_their_messag
         CorsetClassifier(random_state=0).fit(X, Y)
 
 
-def test_the_choice_does_not_depend_on_n_jobs():
+def test_the_choice_does_not_depend_on_n_jobs(threaded_searches):
     X, Y = numeric_data(4)
     one = CorsetClassifier(random_state=3, n_rules=15, n_jobs=1).fit(X, Y)
     two = CorsetClassifier(random_state=3, n_rules=15, n_jobs=2).fit(X, Y)

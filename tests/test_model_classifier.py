@@ -43,7 +43,7 @@ def test_fit_predict_recovers_planted_rules(synthetic):
 
 
 @pytest.mark.parametrize("head_sampler", ["gh", "cftp"])
-def test_same_seed_same_rules_any_n_jobs(synthetic, global_random_seed, head_sampler):
+def test_same_seed_same_rules_any_n_jobs(synthetic, global_random_seed, head_sampler, threaded_searches):
     X, Y = synthetic
     params = dict(FAST, head_sampler=head_sampler, random_state=global_random_seed)
     a = CorsetClassifier(n_jobs=1, **params).fit(X, Y)
@@ -53,17 +53,30 @@ def test_same_seed_same_rules_any_n_jobs(synthetic, global_random_seed, head_sam
     assert _rule_tuples(a.fit(X, Y)) == _rule_tuples(b)
 
 
-def test_default_n_jobs_threads_the_searches_with_the_same_rules(synthetic, global_random_seed, monkeypatch):
-    # n_jobs=None: OpenMP's threads in the head searches (two on a two-core machine), the fold
-    # fits one after another; the rules are those of one thread.  Threads for every pool here,
-    # however short its searches.
-    import corset.sampling._candidates as candidates
+def test_default_n_jobs_threads_the_searches_with_the_same_rules(synthetic, global_random_seed, monkeypatch,
+                                                                threaded_searches):
+    # n_jobs=None: the fold fits one after another, each fit's head searches on OpenMP's
+    # threads (forced to 3 here, whatever this machine has), every pool however short its
+    # searches; the rules are those of one thread.
+    import corset.model._classifier as classifier
 
-    monkeypatch.setattr(candidates, "THREADED_SEARCH_MIN_SECONDS", 0.0)
+    resolve = classifier._resolve_n_threads
+    monkeypatch.setattr(classifier, "_resolve_n_threads", lambda n_jobs: 3 if n_jobs is None else resolve(n_jobs))
     X, Y = synthetic
     params = dict(FAST, random_state=global_random_seed, validated_stop=True)
     one = CorsetClassifier(n_jobs=1, **params).fit(X, Y)
+    threads = []
+    import corset.sampling._head_gh as head_gh
+
+    search = head_gh.GreedyHeadSearch._run_searches
+
+    def recording(self, tails, n, random_state, n_threads, **kwargs):
+        threads.append(n_threads)
+        return search(self, tails, n, random_state, n_threads, **kwargs)
+
+    monkeypatch.setattr(head_gh.GreedyHeadSearch, "_run_searches", recording)
     default = CorsetClassifier(**params).fit(X, Y)
+    assert set(threads) == {3}
     assert _rule_tuples(default) == _rule_tuples(one)
     assert default.n_rules_validated_ == one.n_rules_validated_
 
@@ -88,21 +101,27 @@ def _generator_threads(monkeypatch, **params):
 
 
 def test_default_n_jobs_follows_openmp_and_its_limits(monkeypatch):
-    from joblib import cpu_count
+    import joblib
     from threadpoolctl import threadpool_limits
 
     from corset._ext import _gh
 
-    expected = max(1, min(_gh.openmp_max_threads(), cpu_count()))
-    assert _generator_threads(monkeypatch) == [expected]
-    # A limit set with threadpoolctl (as joblib's workers set one) is obeyed; it reaches the
-    # OpenMP runtime the kernels run on.
+    # None: OpenMP's thread count, at most the CPUs the process may use (both stand-ins here,
+    # so that the test means the same on any machine).
+    monkeypatch.setattr(_gh, "openmp_max_threads", lambda: 4)
+    monkeypatch.setattr(joblib, "cpu_count", lambda: 8)
+    assert _generator_threads(monkeypatch) == [4]
+    monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
+    assert _generator_threads(monkeypatch) == [2]
+    # An explicit n_jobs is taken as it is, as in joblib; negative counts from joblib's CPUs.
+    assert _generator_threads(monkeypatch, n_jobs=1) == [1]
+    assert _generator_threads(monkeypatch, n_jobs=3) == [3]
+    monkeypatch.undo()
+    # A limit set with threadpoolctl (as joblib's workers set one) reaches the OpenMP runtime
+    # the kernels run on.
     with threadpool_limits(limits=1, user_api="openmp"):
         assert _gh.openmp_max_threads() == 1
         assert _generator_threads(monkeypatch) == [1]
-    # An explicit n_jobs is taken as it is, as in joblib.
-    assert _generator_threads(monkeypatch, n_jobs=1) == [1]
-    assert _generator_threads(monkeypatch, n_jobs=3) == [3]
 
 
 @pytest.mark.parametrize("params", [{}, {"head_sampler": "surs", "max_head_length": 3}, {"head_sampler": "cftp"},
@@ -714,7 +733,7 @@ def test_pruning_reads_implied_literals_of_cuts_and_keeps_predictions(seed):
     assert len(pruned.rules_) - (default is not None) < len(as_sets)
 
 
-def test_candidates_from_a_subset_of_records_are_scored_on_all_of_them(global_random_seed):
+def test_candidates_from_a_subset_of_records_are_scored_on_all_of_them(global_random_seed, threaded_searches):
     # max_candidate_records below the training size: the samplers draw from a subset, the
     # selection's areas and the rules' statistics read every training record.
     from corset import BinaryData

@@ -185,7 +185,7 @@ def test_auto_f1_patience_cuts_to_the_best_training_f1(global_random_seed):
     assert f1_score(Y, cut.predict(X), average="micro") >= f1_score(Y, full.predict(X), average="micro")
 
 
-def test_negations_are_deterministic_for_any_n_jobs(global_random_seed):
+def test_negations_are_deterministic_for_any_n_jobs(global_random_seed, threaded_searches):
     X, Y = _dense_labels(global_random_seed)
     params = dict(FAST, random_state=global_random_seed, negations=True)
     a = CorsetClassifier(n_jobs=1, **params).fit(X, Y)

@@ -201,7 +201,7 @@ def test_a_dataframe_of_sparse_columns_gives_the_rules_of_its_matrix():
     assert a.rules_[0].head_names[0].startswith("w")
 
 
-def test_the_cut_does_not_depend_on_n_jobs_and_survives_export():
+def test_the_cut_does_not_depend_on_n_jobs_and_survives_export(threaded_searches):
     X, Y = noisy_data(0)
     one = CorsetClassifier(random_state=0, validated_stop=True, n_jobs=1, **SMALL).fit(X, Y)
     two = CorsetClassifier(random_state=0, validated_stop=True, n_jobs=2, **SMALL).fit(X, Y)

@@ -857,6 +857,11 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
           searches use k threads.
         * 0 is not allowed.
 
+        With several threads, a fit's searches use them once a step's
+        searches take at least 1 ms on one thread
+        (``THREADED_SEARCH_MIN_SECONDS``): on smaller
+        steps, starting threads costs more than it saves.
+
         On a machine whose cores are busy with other work, set the
         environment variable ``OMP_WAIT_POLICY=PASSIVE`` before starting
         Python, or use ``n_jobs=1``: OpenMP's default spin-waiting can make

@@ -13,8 +13,6 @@ rules added since its previous call and rebuilt only when the caller went
 back on a rule.
 """
 
-import time
-
 import numpy as np
 
 from .._validation import check_positive_int, check_seed
@@ -32,20 +30,22 @@ from ._registry import TAIL_SPACES, make_head_sampler, make_tail_sampler
 
 def _resolve_n_jobs(n_jobs):
     """Threads for joblib-style ``n_jobs`` (None: 1; negative: cores + 1 + n_jobs)."""
-    import os
-
     if n_jobs is None:
         return 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero integer or None; got {n_jobs!r}")
     if n_jobs < 0:
-        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+        # joblib's count: the CPUs this process may use (affinity, cgroup quotas).
+        from joblib import cpu_count
+
+        return max(1, cpu_count() + 1 + n_jobs)
     return n_jobs
 
 
 THREADED_SEARCH_MIN_SECONDS = 1e-3
 """A pool's head searches run on :class:`CandidateGenerator`'s ``n_jobs`` threads only when
-the last pool's took at least this long on one thread (its elapsed time times its threads).
+the last pool's compiled searches took at least this long on one thread (their wall time
+times their threads; the seed pairs and Python set-up, which run on one thread, left out).
 
 Results do not depend on it.  Starting the threads of a parallel region and sharing its work
 costs more than it saves on small calls: in default fits with two threads on two cores,
@@ -284,10 +284,10 @@ class CandidateGenerator:
         # code, on n_jobs threads once the calls are long enough to pay for them
         # (THREADED_SEARCH_MIN_SECONDS); other methods go tail by tail.
         threads = self.n_jobs if self._search_work >= THREADED_SEARCH_MIN_SECONDS else 1
-        start = time.perf_counter()
         pool, errors = self._head_sampler.sample_pool(tails, self.n_heads_per_tail, self._rng,
                                                       n_threads=threads)
-        self._search_work = (time.perf_counter() - start) * threads
+        # Head methods without compiled pool searches (no search_seconds_) take no threads.
+        self._search_work = getattr(self._head_sampler, "search_seconds_", 0.0) * threads
         self._check_errors(tails, errors)
         return pool
 

@@ -44,6 +44,7 @@ and phi reduces to the positive support.  A seed pair with F_{D+} ⊆ F_{D−},
 or a search that cannot reach ``min_head_length`` features, yields no head:
 that draw is dropped, so ``sample`` may return fewer than ``n`` heads.
 """
+import time
 from collections import Counter
 from itertools import accumulate, chain
 
@@ -106,6 +107,14 @@ class GreedyHeadSearch(HeadMethodSampler):
         The tree is dropped and rebuilt on demand once it holds more entries
         than this (24 bytes each), checked after each call of
         :meth:`sample_many` (one call can go past it).
+
+    Attributes
+    ----------
+    search_seconds_ : float
+        Wall time of the last call's compiled searches (their seed pairs and
+        set-up left out); :class:`CandidateGenerator` reads it to decide
+        whether the next pool's searches run on several threads.  Set by
+        :meth:`sample_many` and :meth:`sample_pool`.
 
     Examples
     --------
@@ -574,6 +583,7 @@ class GreedyHeadSearch(HeadMethodSampler):
                 else np.empty(0, dtype=np.int32),
                 np.concatenate(job_neg).astype(np.int32, copy=False) if job_neg else np.empty(0, dtype=np.int32))
         max_length = -1 if self.max_head_length is None else self.max_head_length
+        start = time.perf_counter()
         if self._memo is not None:
             roots = np.asarray([self._roots.get(key, -1) for key in slot_keys], dtype=np.int32)
             try:
@@ -595,6 +605,9 @@ class GreedyHeadSearch(HeadMethodSampler):
                 first_counts, *jobs, self.gamma, self.epsilon, self.normalise,
                 self.candidates == "difference", self.min_head_length, max_length, int(n_threads),
                 **self._negations())
+        # The compiled searches' wall time (their seed pairs and set-up excluded), which
+        # CandidateGenerator reads to decide whether the next pool's searches get threads.
+        self.search_seconds_ = time.perf_counter() - start
         # Jobs are grouped by tail slot, in slot order: slot i starts after all earlier slots' jobs;
         # occurrence k of a tail takes the slot's n jobs from starts[i] + k·n on.
         next_job = list(accumulate(job_counts, initial=0))
