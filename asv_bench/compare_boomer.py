@@ -20,9 +20,8 @@ strictly above their training 90th percentile, nominal ones one-hot), and
 both learners are fitted on the same binary matrices, alternately (corset,
 BOOMER, corset, BOOMER, ...) so that a slow spell of the machine hits both:
 
-* corset: ``CorsetClassifier(random_state=seed, n_jobs=1)`` (one thread;
-  the default, ``n_jobs=None``, runs the head searches on OpenMP's
-  threads), every other parameter at its default;
+* corset: ``CorsetClassifier(random_state=seed, n_jobs=1)`` (one thread,
+  as its default ``n_jobs=None``), every other parameter at its default;
 * BOOMER: ``mlrl.boosting.BoomerClassifier`` (mlrl-boomer 0.15.6 on Python
   >= 3.12, 0.12.3 on 3.11: the ``bench`` extra installs the newest that fits) with
   ``max_rules=1000`` (the paper's baseline; the count includes BOOMER's
@@ -45,9 +44,9 @@ the official test split, with corset's number of rules.  Both learners are
 deterministic for a fixed seed, so the last fit stands for all of them.
 
 With ``--default-threads`` both learners keep their default threading
-instead: corset ``n_jobs=None`` (OpenMP's threads in its head searches),
-BOOMER its parallel rule refinement and statistic update (both
-multi-threaded by default), as a user who sets nothing gets them.
+instead, as a user who sets nothing gets them: corset ``n_jobs=None`` (one
+thread), BOOMER its parallel rule refinement and statistic update (both
+multi-threaded by default).
 
 BOOMER's prediction is left multi-threaded (its default): in 0.12.3,
 ``parallel_prediction="false"`` (and ``"true{num_preferred_threads=1}"``)
@@ -83,7 +82,7 @@ def micro_f1(Y_true, Y_pred):
 def make_corset(seed, default_threads=False):
     from corset.model import CorsetClassifier
 
-    # One thread, as BOOMER below; or the default, OpenMP's threads in the head searches.
+    # One thread, as BOOMER below; or the default (also one thread).
     return CorsetClassifier(random_state=seed, n_jobs=None if default_threads else 1)
 
 

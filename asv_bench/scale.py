@@ -20,11 +20,9 @@ included) and right after the fit (before predicting), so that
   own share is the difference),
 * ``all MB`` is the peak of the whole child, prediction included.
 
-``fit cpu s`` is the CPU time of the fit's process (user and system).  With
-the defaults the head searches run on OpenMP's threads (every core unless
-``OMP_NUM_THREADS`` says otherwise), so it may exceed ``fit s``; with
-``OMP_NUM_THREADS=1`` it stays near the wall time the fit would take alone on
-a shared machine, while ``fit s`` grows with the other work.
+``fit cpu s`` is the CPU time of the fit's process (user and system): on a
+shared machine it stays near the wall time the fit would take alone, while
+``fit s`` grows with the other work (the fit runs one thread by default).
 ``predict rec/s`` is N over the time of ``model.predict(X)`` on the training
 X.  With ``--repeats`` > 1 the table shows the median of each column.
 ``--plot FILE`` draws fit time and peak memory (the fit's, data included, and

@@ -53,37 +53,9 @@ def test_same_seed_same_rules_any_n_jobs(synthetic, global_random_seed, head_sam
     assert _rule_tuples(a.fit(X, Y)) == _rule_tuples(b)
 
 
-def test_default_n_jobs_threads_the_searches_with_the_same_rules(synthetic, global_random_seed, monkeypatch,
-                                                                threaded_searches):
-    # n_jobs=None: the fold fits one after another, each fit's head searches on OpenMP's
-    # threads (forced to 3 here, whatever this machine has), every pool however short its
-    # searches; the rules are those of one thread.
-    import corset.model._classifier as classifier
-
-    resolve = classifier._resolve_n_threads
-    monkeypatch.setattr(classifier, "_resolve_n_threads", lambda n_jobs: 3 if n_jobs is None else resolve(n_jobs))
-    X, Y = synthetic
-    params = dict(FAST, random_state=global_random_seed, validated_stop=True)
-    one = CorsetClassifier(n_jobs=1, **params).fit(X, Y)
-    threads = []
-    import corset.sampling._head_gh as head_gh
-
-    search = head_gh.GreedyHeadSearch._run_searches
-
-    def recording(self, tails, n, random_state, n_threads, **kwargs):
-        threads.append(n_threads)
-        return search(self, tails, n, random_state, n_threads, **kwargs)
-
-    monkeypatch.setattr(head_gh.GreedyHeadSearch, "_run_searches", recording)
-    default = CorsetClassifier(**params).fit(X, Y)
-    assert set(threads) == {3}
-    assert _rule_tuples(default) == _rule_tuples(one)
-    assert default.n_rules_validated_ == one.n_rules_validated_
-
-
 def _generator_threads(monkeypatch, **params):
     """The distinct ``n_jobs`` (threads) the CandidateGenerators of a fit were given (its fold
-    fits' included)."""
+    fits' included, when they run in this process)."""
     import corset.sampling as sampling
 
     seen = []
@@ -100,28 +72,20 @@ def _generator_threads(monkeypatch, **params):
     return sorted(set(seen))
 
 
-def test_default_n_jobs_follows_openmp_and_its_limits(monkeypatch):
+def test_n_jobs_threads(monkeypatch):
     import joblib
-    from threadpoolctl import threadpool_limits
 
-    from corset._ext import _gh
+    from corset.sampling._candidates import _resolve_n_jobs
 
-    # None: OpenMP's thread count, at most the CPUs the process may use (both stand-ins here,
-    # so that the test means the same on any machine).
-    monkeypatch.setattr(_gh, "openmp_max_threads", lambda: 4)
-    monkeypatch.setattr(joblib, "cpu_count", lambda: 8)
-    assert _generator_threads(monkeypatch) == [4]
-    monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
-    assert _generator_threads(monkeypatch) == [2]
-    # An explicit n_jobs is taken as it is, as in joblib; negative counts from joblib's CPUs.
-    assert _generator_threads(monkeypatch, n_jobs=1) == [1]
+    # None is one thread (OpenMP's spin-waiting makes threads a risk on a busy machine);
+    # k threads for the final fit when asked; negative counts from joblib's CPUs.
+    assert _generator_threads(monkeypatch) == [None]
+    assert _resolve_n_jobs(None) == 1
     assert _generator_threads(monkeypatch, n_jobs=3) == [3]
-    monkeypatch.undo()
-    # A limit set with threadpoolctl (as joblib's workers set one) reaches the OpenMP runtime
-    # the kernels run on.
-    with threadpool_limits(limits=1, user_api="openmp"):
-        assert _gh.openmp_max_threads() == 1
-        assert _generator_threads(monkeypatch) == [1]
+    monkeypatch.setattr(joblib, "cpu_count", lambda: 8)
+    assert _resolve_n_jobs(-1) == 8 and _resolve_n_jobs(-2) == 7
+    monkeypatch.setattr(joblib, "cpu_count", lambda: 1)
+    assert _resolve_n_jobs(-3) == 1
 
 
 @pytest.mark.parametrize("params", [{}, {"head_sampler": "surs", "max_head_length": 3}, {"head_sampler": "cftp"},

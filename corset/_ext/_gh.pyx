@@ -20,8 +20,6 @@ increasing order and a later candidate must be strictly better).
 """
 import numpy as np
 
-cimport openmp
-
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t
 from corset._ext._intersect cimport GALLOP_RATIO, gallop as _gallop, intersect_into_ptr
 
@@ -243,13 +241,6 @@ cdef Py_ssize_t greedy_head_search_ptr(
             best_prefix = c + 1
     n_visited_out[0] = n_visited
     return best_prefix
-
-
-def openmp_max_threads():
-    """``omp_get_max_threads()`` of the OpenMP runtime the kernels run on: the threads a
-    parallel region gets by default (``OMP_NUM_THREADS``, or a limit set with threadpoolctl,
-    else the number of logical CPUs)."""
-    return openmp.omp_get_max_threads()
 
 
 def greedy_head_search(const ptr_t[::1] indptr, const index_t[::1] ids,

@@ -49,7 +49,7 @@ def _corset_paper(head_sampler):
 def _corset_default(params, seed):
     from ..model import CorsetClassifier
 
-    # One thread, as every other learner here (n_jobs=None would thread the head searches).
+    # One thread, as every other learner here.
     return CorsetClassifier(random_state=seed, **{"n_jobs": 1, **params})
 
 

@@ -24,7 +24,7 @@ from ..binarydata import BinaryData, with_negated_columns
 from ..selection._objective import QUALITIES
 from ..selection._stopping import StoppingCriterion
 from ..preprocessing import PercentileBinarizer
-from ..sampling._candidates import _resolve_n_jobs, _resolve_n_threads
+from ..sampling._candidates import _resolve_n_jobs
 from ._features import RawFeatures
 from ._export import FORMAT_VERSION, check_rules_dict, format_rules, rules_to_dict, rules_to_frame
 from ._rules import Rule
@@ -841,31 +841,27 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     n_jobs : int or None, default=None
         **Execution.**  Parallel work; results do not depend on it.
 
-        * None: one process.  The fits of the internal cross-validation
-          (``binarizer="auto"`` on numeric X, ``validated_stop``) run one
-          after another, and every fit's compiled head searches use OpenMP
-          threads as scikit-learn's own OpenMP code does: as many as OpenMP
-          gives a parallel region (``OMP_NUM_THREADS``, or a limit set with
-          ``threadpoolctl.threadpool_limits``, else every logical CPU), at
-          most the CPUs the process may use.
-        * 1: one thread throughout.
-        * k > 1, or a negative value counted from the number of cores as in
-          joblib (-1: every core, -2: all but one): the fits of the internal
-          cross-validation run side by side in k of joblib's worker
+        * None (or 1): one thread, one process.
+        * k > 1, or a negative value counted from the CPUs this process may
+          use, as in joblib (-1: every one, -2: all but one): the fits of the
+          internal cross-validation (``binarizer="auto"`` on numeric X,
+          ``validated_stop``) run side by side in k of joblib's worker
           processes, one thread each (the first parallel fit of a session
-          starts the workers: about a second), and the final fit's head
-          searches use k threads.
+          starts the workers: about a second), and the final fit's compiled
+          head searches use k threads (OpenMP), once a step's searches take
+          at least 1 ms on one thread (``THREADED_SEARCH_MIN_SECONDS``): on
+          smaller steps, starting threads costs more than it saves.
         * 0 is not allowed.
 
-        With several threads, a fit's searches use them once a step's
-        searches take at least 1 ms on one thread
-        (``THREADED_SEARCH_MIN_SECONDS``): on smaller
-        steps, starting threads costs more than it saves.
-
-        On a machine whose cores are busy with other work, set the
-        environment variable ``OMP_WAIT_POLICY=PASSIVE`` before starting
-        Python, or use ``n_jobs=1``: OpenMP's default spin-waiting can make
-        a threaded fit several times slower there.
+        Threads are not the default because of how OpenMP waits: by default
+        its threads spin between parallel regions, and the searches' regions
+        are short.  On two cores, threaded searches made a lone default fit
+        of bibtex 0.81 times as long, but a fit of enron and one of bibtex
+        run at the same time took 9-21 s instead of 1.2-3.3 s (3 to 17 times
+        as long as one-thread fits run at the same time), and with
+        ``OMP_WAIT_POLICY=PASSIVE`` the threads gained nothing.  With
+        ``n_jobs > 1`` on a machine busy with other work, set
+        ``OMP_WAIT_POLICY=PASSIVE`` before starting Python.
     verbose : int, default=0
         **Execution.**  >0 shows a progress bar during selection, and one
         (removed when done) over the fold fits of the internal validation
@@ -1296,8 +1292,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             data, n_tails=params["n_tails"], n_heads_per_tail=params["n_heads_per_tail"],
             head_method=params["head_sampler"], min_head_length=params["min_head_length"],
             max_head_length=params["max_head_length"], space=params["tail_space"],
-            on_proposal_limit="skip", random_state=rng, head_options=head_options,
-            n_jobs=_resolve_n_threads(params["n_jobs"]),
+            on_proposal_limit="skip", random_state=rng, head_options=head_options, n_jobs=params["n_jobs"],
             tail_options=tail_options, max_records=params["max_candidate_records"])
         self.n_candidate_records_ = n if generator.records_ is None else int(generator.records_.size)
         callback = None

@@ -48,24 +48,10 @@ the last pool's compiled searches took at least this long on one thread (their w
 times their threads; the seed pairs and Python set-up, which run on one thread, left out).
 
 Results do not depend on it.  Starting the threads of a parallel region and sharing its work
-costs more than it saves on small calls: in default fits with two threads on two cores,
-threading every call made emotions' fits 6% and medical's 15% slower (their calls take 0.06
+costs more than it saves on small calls: with two threads on two cores for every call of
+every fit, the default fits of emotions were 6% and medical 15% slower (their calls take 0.06
 to 0.7 ms), while enron's (2.5 ms with negated literals) and bibtex's (1.3 to 1.9 ms) were 14%
 and 19% faster."""
-
-
-def _resolve_n_threads(n_jobs):
-    """Threads for the compiled kernels of one fit: ``n_jobs`` as :func:`_resolve_n_jobs` counts
-    it, and None as scikit-learn's own OpenMP code does: the threads OpenMP gives a parallel
-    region (``OMP_NUM_THREADS``, or a limit set with threadpoolctl, else every logical CPU),
-    at most the CPUs this process may use."""
-    if n_jobs is not None:
-        return _resolve_n_jobs(n_jobs)
-    from joblib import cpu_count
-
-    from .._ext import _gh
-
-    return max(1, min(int(_gh.openmp_max_threads()), cpu_count()))
 
 
 def _record_subset(data, size, rng):
