@@ -49,6 +49,19 @@ def _lazy(data, stats, coverage, sums, eligible, lam, submodular, q_bound, area_
     return areas, gains, best, exact.astype(bool)
 
 
+def _instances(monkeypatch, cls):
+    """The list every new instance of ``cls`` is appended to, for the rest of the test."""
+    made = []
+    original = cls.__init__
+
+    def record(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(cls, "__init__", record)
+    return made
+
+
 @pytest.mark.parametrize("quality", QUALITIES)
 @pytest.mark.parametrize("lam", [0.0, 0.1, 1.0])
 @pytest.mark.parametrize("n_records, density", [(60, 0.5), (300, 0.3), (700, 0.8)])
@@ -224,14 +237,7 @@ def test_lazy_selection_spares_evaluations_and_completes_pool_shares(monkeypatch
     # candidates whose bound passes the largest exact area.
     bunch = make_rule_data(n_records=800, n_features=20, n_labels=6, random_state=2)
     data = BinaryData(bunch.X, bunch.Y)
-    seen = []
-    original = _greedy._LazyAreas.__init__
-
-    def record(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        seen.append(self)
-
-    monkeypatch.setattr(_greedy._LazyAreas, "__init__", record)
+    seen = _instances(monkeypatch, _greedy._LazyAreas)
     _selections(data, True, monkeypatch, read_shares=False, n_rules=40, lam=0.0)
     partial = [step for step in seen if not step.exact[step.eligible == 1].all()]
     assert len(partial) > len(seen) // 2
@@ -345,14 +351,7 @@ def test_a_subclass_of_a_library_criterion_reads_the_steps_own_share(monkeypatch
 def test_lazy_selection_survives_store_evictions(monkeypatch, store_bytes, quality):
     # A small candidate store evicts (and, past its size, drops) rules: bounds leave and come
     # back with their rules, and the selections stay the full loop's, round 2 included.
-    stores = []
-    original = _greedy._CandidateStore.__init__
-
-    def record(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        stores.append(self)
-
-    monkeypatch.setattr(_greedy._CandidateStore, "__init__", record)
+    stores = _instances(monkeypatch, _greedy._CandidateStore)
     monkeypatch.setattr(_greedy, "_STORE_BYTES", store_bytes)
     bunch = make_rule_data(n_records=700, n_features=25, n_labels=8, random_state=1)
     data = BinaryData(bunch.X, bunch.Y)

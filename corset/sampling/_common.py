@@ -1,4 +1,5 @@
-"""Argument checks shared by the samplers (run before any compiled code), and their per-tail cache."""
+"""Argument checks shared by the samplers (run before any compiled code), their per-tail cache, and
+the records' plain-feature counts."""
 from collections import OrderedDict
 
 import numpy as np
@@ -21,6 +22,21 @@ def check_tail(tail, data, name="tail"):
     if isinstance(tail, (int, np.integer)):
         raise TypeError(f"{name} must be a sequence of label ids, e.g. ({int(tail)},); got the integer {tail!r}")
     return check_ids(tail, data.n_labels, name, allow_empty=False)
+
+
+def plain_feature_counts(data):
+    """|P_D| of every record of ``data`` (int64): its features that are not negated literals (every
+    feature of data without them).  The "plain" pair proposal weighs records by it, and the GH
+    searches find where a record's plain features end in its sorted row from it."""
+    negated = getattr(data, "negated_features", None)
+    n_plain = data.n_features - (0 if negated is None else negated.size)
+    if n_plain < data.n_features:
+        # The plain features' posting lists: a record holds few of them (it holds nearly
+        # every negated literal, whose ids come after them).
+        index = data.feature_records
+        ids = np.asarray(index.ids)[:int(index.indptr[n_plain])]
+        return np.bincount(ids, minlength=data.n_records).astype(np.int64)
+    return np.asarray(data.record_n_features, dtype=np.int64)
 
 
 def check_n(n, name="n"):

@@ -13,9 +13,9 @@ for benchmarks and tests, never called by the samplers.
 import numpy as np
 from scipy.special import logsumexp
 
-from ._common import check_data, check_tail
+from ._common import check_data, check_tail, plain_feature_counts
 from ._errors import NoNegativeRecordsError
-from ._head_exact import PROPOSALS, check_head_lengths, plain_feature_counts
+from ._head_exact import PROPOSALS, check_head_lengths
 from ._weights import head_counts, log_head_count_steps, log_head_counts, log_of
 
 
@@ -87,7 +87,7 @@ def log_proposal_ratio(data, tail, *, proposal="paper", min_head_length=1, max_h
         log_Zbar = np.log(negatives.size) + logsumexp(log_w1)
     elif proposal == "plain":
         # Z̄ = Σ_{D+} (W_a - W_{a-1}) (|D_T^-| |P+| + Σ_{D-} |P-|).
-        plain = plain_feature_counts(data)
+        plain = plain_feature_counts(data).astype(np.float64)
         with np.errstate(divide="ignore"):
             log_mass = np.log(negatives.size * plain[positives] + plain[negatives].sum())
         log_Zbar = logsumexp(log_head_count_steps(log_W, a) + log_mass)

@@ -68,7 +68,8 @@ from .._validation import (
     raw_seed_halves,
 )
 from ..rules._check import _rows
-from ._common import cached_per_key, cached_per_tail, check_data, check_n, check_tail, new_tail_cache
+from ._common import (cached_per_key, cached_per_tail, check_data, check_n, check_tail, new_tail_cache,
+                      plain_feature_counts)
 from ._errors import (
     NoDiscriminativeHeadError,
     NoNegativeRecordsError,
@@ -153,20 +154,6 @@ def check_head_lengths(min_head_length, max_head_length):
     if M is not None and M < m:
         raise ValueError(f"max_head_length ({M}) must be >= min_head_length ({m})")
     return m, M
-
-
-def plain_feature_counts(data):
-    """|P_D| of every record of ``data`` (float64): its features that are not negated literals
-    (every feature of data without them), as the "plain" proposal counts them."""
-    negated = getattr(data, "negated_features", None)
-    n_plain = data.n_features - (0 if negated is None else negated.size)
-    if n_plain < data.n_features:
-        # The plain features' posting lists: a record holds few of them (it holds nearly
-        # every negated literal, whose ids come after them).
-        index = data.feature_records
-        ids = np.asarray(index.ids)[:int(index.indptr[n_plain])]
-        return np.bincount(ids, minlength=data.n_records).astype(np.float64)
-    return np.asarray(data.record_n_features, dtype=np.float64)
 
 
 class HeadSampler(HeadMethodSampler):
@@ -392,9 +379,9 @@ class HeadSampler(HeadMethodSampler):
             self.max_proposals, _MUTATIONS[self._mutation], self._bits(), self._n_words, plain=plain)
 
     def _plain_counts(self):
-        """|P_D| of every record (:func:`plain_feature_counts`, built once)."""
+        """|P_D| of every record as float64 (:func:`plain_feature_counts`, built once)."""
         if getattr(self, "_plain", None) is None:
-            self._plain = plain_feature_counts(self.data)
+            self._plain = plain_feature_counts(self.data).astype(np.float64)
         return self._plain
 
     def _plain_proposal(self, a, positives, negatives):

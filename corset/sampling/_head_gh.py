@@ -53,7 +53,7 @@ import numpy as np
 from .._ext import _csr_rows, _gh, _gh_memo, _heads
 from .._validation import _is_canonical, check_ids, check_seed
 from ..rules import CandidatePool, Coverage
-from ._common import check_tail
+from ._common import check_tail, plain_feature_counts
 from ._errors import SamplingError
 from ._protocol import HeadMethodSampler
 
@@ -263,13 +263,9 @@ class GreedyHeadSearch(HeadMethodSampler):
         if negated is None or negated.size == 0:
             return {}
         if self._plain_end is None:
-            # A record's plain features come first in its sorted row: their number, counted on
-            # the plain features' posting lists (a record holds nearly every negated literal:
-            # reading its row would read them all).
-            n_plain = self.data.n_features - negated.size
-            f_idx = self.data.feature_records
-            n_plain_of = np.bincount(f_idx.ids[:f_idx.indptr[n_plain]], minlength=self.data.n_records)
-            self._plain_end = np.asarray(self.data.record_features.indptr[:-1], dtype=np.int64) + n_plain_of
+            # A record's plain features come first in its sorted row.
+            self._plain_end = (np.asarray(self.data.record_features.indptr[:-1], dtype=np.int64)
+                               + plain_feature_counts(self.data))
         return {"negated": np.ascontiguousarray(negated, dtype=np.int32), "r_plain_end": self._plain_end}
 
     def release_caches(self):
