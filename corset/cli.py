@@ -169,11 +169,25 @@ def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=
     if not path.is_file():
         raise CommandError(f"{path}: no such file")
     name = path.name.lower()
+    # A label option the file type does not read is an error, not ignored: the labels it names
+    # would otherwise silently be others.
     if name.endswith(".csv"):
+        if label_xml is not None or n_labels is not None:
+            option = "--label-xml" if label_xml is not None else "--n-labels"   # exclusive options
+            raise CommandError(f"{path}: {option} is for ARFF files; name the label columns of a CSV file "
+                               "with --labels COL,...")
         return _read_csv(path, labels, label_names)
     if name.endswith(SVMLIGHT_SUFFIXES):
+        given = [option for option, value in (("--labels", labels), ("--label-xml", label_xml),
+                                              ("--n-labels", n_labels)) if value is not None]
+        if given:
+            raise CommandError(f"{path}: an svmlight file gives each record's labels at the start of its line; "
+                               f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} not for svmlight files")
         return _read_svmlight(path, label_names, n_features)
     if name.endswith((".arff", ".arff.gz")):
+        if labels is not None:
+            raise CommandError(f"{path}: --labels names the label columns of a CSV file; an ARFF file's labels "
+                               "are named by --label-xml FILE or counted by --n-labels N")
         return _read_arff(path, label_xml, n_labels, label_names)
     raise CommandError(f"{path}: unknown file type (expected .arff, .arff.gz, .csv, "
                        f"{', '.join(SVMLIGHT_SUFFIXES)})")
@@ -266,6 +280,22 @@ def _read_svmlight(path, label_names, n_features=None):
     return X, Y, [f"x{j}" for j in range(X.shape[1])], names
 
 
+def _model_labels(args, model):
+    """The label columns ``--labels`` names for ``predict`` and ``evaluate`` (None without it), in the
+    model's order: the model's own labels, each once, or an error naming the difference."""
+    if args.labels is None:
+        return None
+    given, known = args.labels.split(","), [str(name) for name in model.label_names_]
+    unknown = [name for name in given if name not in known]
+    missing = [name for name in known if name not in given]
+    if unknown or missing or len(given) != len(set(given)):
+        shown = ", ".join(known[:10]) + (", ..." if len(known) > 10 else "")
+        what = (f"{unknown[0]!r} is not one of them" if unknown else
+                f"{missing[0]!r} is missing" if missing else "a label is named twice")
+        raise CommandError(f"--labels: the model predicts {len(known)} labels ({shown}); {what}")
+    return known
+
+
 def _load_model(path):
     from .model import CorsetClassifier
 
@@ -348,7 +378,8 @@ def _run_predict(args, out):
 
     model = _load_model(args.model)
     X, _, feature_names, _ = _read_data(args.data, label_xml=args.label_xml, n_labels=args.n_labels,
-                                        label_names=model.label_names_, n_features=model.n_features_in_)
+                                        labels=_model_labels(args, model), label_names=model.label_names_,
+                                        n_features=model.n_features_in_)
     try:
         predicted = model.predict(X)
     except ValueError as exc:
@@ -371,7 +402,8 @@ def _run_evaluate(args, out):
 
     model = _load_model(args.model)
     X, Y, _, _ = _read_data(args.test, label_xml=args.label_xml, n_labels=args.n_labels,
-                            label_names=model.label_names_, n_features=model.n_features_in_)
+                            labels=_model_labels(args, model), label_names=model.label_names_,
+                            n_features=model.n_features_in_)
     if Y is None:
         raise CommandError(f"{args.test}: the model's label columns are not in the file")
     try:
@@ -606,6 +638,8 @@ def build_parser():
     predict.add_argument("model", metavar="MODEL", help="model file (JSON)")
     predict.add_argument("data", metavar="DATA", help="data file (label columns, if any, are ignored)")
     label_options(predict)
+    predict.add_argument("--labels", metavar="COL,...",
+                         help="CSV: the label columns to leave out (default: the model's labels, where present)")
     predict.add_argument("-o", "--output", metavar="FILE.csv", help="write the predictions here")
     predict.set_defaults(run=_run_predict)
 
@@ -615,6 +649,9 @@ def build_parser():
     evaluate.add_argument("model", metavar="MODEL", help="model file (JSON)")
     evaluate.add_argument("test", metavar="TEST", help="labelled data file")
     label_options(evaluate)
+    evaluate.add_argument("--labels", metavar="COL,...",
+                          help="CSV: the label columns, the model's labels in any order (default: found by the "
+                               "model's label names)")
     evaluate.set_defaults(run=_run_evaluate)
 
     cv = commands.add_parser("cv", help="cross-validate the default classifier on a data file",

@@ -1,4 +1,5 @@
 """The command line on one's own data, run as a user runs it: fit -> rules -> predict -> evaluate."""
+import io
 import json
 import subprocess
 import sys
@@ -49,6 +50,17 @@ def test_csv_fit_rules_predict_evaluate(tmp_path):
 
     truth = frame.iloc[200:][[f"l{k}" for k in range(5)]].to_numpy()
     assert micro == pytest.approx(f1_score(truth, pred.to_numpy(), average="micro"), abs=1e-4)
+    # --labels, as at fit time: the model's labels in any order, read in the model's order.
+    reordered = corset("evaluate", "model.json", "test.csv", "--labels", ",".join(reversed(labels.split(","))),
+                       cwd=tmp_path)
+    assert reordered.returncode == 0 and reordered.stdout == evaluate.stdout, reordered.stderr
+    named = corset("predict", "model.json", "test.csv", "--labels", labels, cwd=tmp_path)
+    assert named.returncode == 0 and pd.read_csv(io.StringIO(named.stdout)).equals(pred)
+    for wrong, message in [("l0,l1,l2,l3", "'l4' is missing"), (labels + ",colour", "'colour' is not one of them"),
+                           (labels + ",l0", "a label is named twice")]:
+        result = corset("evaluate", "model.json", "test.csv", "--labels", wrong, cwd=tmp_path)
+        assert result.returncode == 2 and f"--labels: the model predicts 5 labels (l0, l1, l2, l3, l4); {message}" \
+            in result.stderr, result.stderr
 
 
 def test_svmlight_fit_and_evaluate(tmp_path):
@@ -91,12 +103,19 @@ def test_arff_session_on_a_benchmark(tmp_path, data_dir):
     (("evaluate", "missing.json", "train.csv"), "missing.json: no such file"),
     (("rules", "bad.arff"), "not a corset model file"),
     (("fit", "data.xlsx"), "unknown file type"),
+    # A label option the file type does not read is refused, not ignored.
+    (("fit", "small.arff", "--labels", "y"), "small.arff: --labels names the label columns of a CSV file"),
+    (("cv", "train.csv", "--labels", "b", "--n-labels", "1"), "train.csv: --n-labels is for ARFF files"),
+    (("fit", "data.svm", "--labels", "1", "--n-labels", "1"),
+     "data.svm: an svmlight file gives each record's labels at the start of its line; --labels and --n-labels "
+     "are not for svmlight files"),
 ])
 def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
     (tmp_path / "bad.arff").write_text("this is not ARFF\n")
     (tmp_path / "small.arff").write_text("@relation r\n@attribute a numeric\n@attribute y {0,1}\n@data\n1,0\n2,1\n")
     (tmp_path / "train.csv").write_text("a,b\n1,0\n0,1\n")
     (tmp_path / "data.xlsx").write_text("x")
+    (tmp_path / "data.svm").write_text("1 1:0.5\n0 2:1.5\n")
     result = corset(*args, cwd=tmp_path)
     assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr
