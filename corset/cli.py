@@ -156,14 +156,19 @@ def _run_info(args, out):
 
 
 # -- reading one's own data ------------------------------------------------------------
-def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=None, n_features=None):
+def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=None, n_features=None,
+               features=None, drop_identifiers=True):
     """``(X, Y, feature_names, label_names)`` of an ARFF, CSV or svmlight file; Y may be None.
 
     ``label_names`` (a fitted model's) finds the labels of a file by name when
     no label option is given: the label columns of a CSV, or the first or
     last attributes of an ARFF file.  ``n_features`` (a fitted model's) is
     the width of an svmlight file, whose records may not reach its last
-    feature.
+    feature.  ``features`` (a fitted model's input columns): the columns of a
+    CSV file that are not among them are left out, with a note.  Training
+    data (no ``label_names``) with ``drop_identifiers``: a CSV file's text
+    columns holding a different value in every record are left out, with a
+    note (``--preset paper``'s rules may be matched by one record: it keeps them).
     """
     path = Path(path)
     if not path.is_file():
@@ -176,7 +181,7 @@ def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=
             option = "--label-xml" if label_xml is not None else "--n-labels"   # exclusive options
             raise CommandError(f"{path}: {option} is for ARFF files; name the label columns of a CSV file "
                                "with --labels COL,...")
-        return _read_csv(path, labels, label_names)
+        return _read_csv(path, labels, label_names, features, drop_identifiers)
     if name.endswith(SVMLIGHT_SUFFIXES):
         given = [option for option, value in (("--labels", labels), ("--label-xml", label_xml),
                                               ("--n-labels", n_labels)) if value is not None]
@@ -217,7 +222,7 @@ def _read_arff(path, label_xml, n_labels, label_names):
     return data.X, data.Y, data.feature_names, data.label_names
 
 
-def _read_csv(path, labels, label_names):
+def _read_csv(path, labels, label_names, features=None, drop_identifiers=True):
     import pandas as pd
 
     try:
@@ -234,6 +239,24 @@ def _read_csv(path, labels, label_names):
     present = [c for c in wanted if c in frame.columns]
     Y = frame[present] if present and not missing else None
     X = _iso_dates(frame.drop(columns=present))
+    if features is not None:
+        # A model's file: columns it was not fitted on (an identifier left out at fit) are not read.
+        extra = [c for c in X.columns if str(c) not in features]
+        if extra:
+            X = X.drop(columns=extra)
+            print(f"note: {path}: column(s) {', '.join(map(repr, extra))} left out (not features of the model)",
+                  file=sys.stderr)
+    elif label_names is None and drop_identifiers:
+        # Training data: a text column with a different value in every record (an identifier) would
+        # give one item per record, none of which a rule matched by two records or more could use
+        # (the defaults' min_support); it is left out, and said.
+        text = [c for c in X.columns
+                if pd.api.types.is_object_dtype(X[c].dtype) or pd.api.types.is_string_dtype(X[c].dtype)]
+        keys = [c for c in text if len(X) > 1 and X[c].nunique(dropna=False) == len(X)]
+        if keys:
+            X = X.drop(columns=keys)
+            print(f"note: {path}: column(s) {', '.join(map(repr, keys))} left out of the features (a different "
+                  "value in every record: an identifier or free text)", file=sys.stderr)
     return X, Y, [str(c) for c in X.columns], [str(c) for c in wanted]
 
 
@@ -296,6 +319,12 @@ def _model_labels(args, model):
     return known
 
 
+def _model_features(model):
+    """The names of the columns a model was fitted on (None when it was fitted on unnamed columns)."""
+    names = getattr(model, "feature_names_in_", None)
+    return None if names is None else {str(name) for name in names}
+
+
 def _load_model(path):
     from .model import CorsetClassifier
 
@@ -320,7 +349,7 @@ def _run_fit(args, out):
 
     labels = args.labels.split(",") if args.labels else None
     X, Y, feature_names, label_names = _read_data(args.train, label_xml=args.label_xml, n_labels=args.n_labels,
-                                                  labels=labels)
+                                                  labels=labels, drop_identifiers=args.preset != "paper")
     if Y is None:
         raise CommandError(f"{args.train}: no label columns found")
     params = {"random_state": args.seed, "verbose": 0 if args.quiet else 1}
@@ -379,7 +408,7 @@ def _run_predict(args, out):
     model = _load_model(args.model)
     X, _, feature_names, _ = _read_data(args.data, label_xml=args.label_xml, n_labels=args.n_labels,
                                         labels=_model_labels(args, model), label_names=model.label_names_,
-                                        n_features=model.n_features_in_)
+                                        n_features=model.n_features_in_, features=_model_features(model))
     try:
         predicted = model.predict(X)
     except ValueError as exc:
@@ -403,7 +432,7 @@ def _run_evaluate(args, out):
     model = _load_model(args.model)
     X, Y, _, _ = _read_data(args.test, label_xml=args.label_xml, n_labels=args.n_labels,
                             labels=_model_labels(args, model), label_names=model.label_names_,
-                            n_features=model.n_features_in_)
+                            n_features=model.n_features_in_, features=_model_features(model))
     if Y is None:
         raise CommandError(f"{args.test}: the model's label columns are not in the file")
     try:

@@ -63,6 +63,33 @@ def test_csv_fit_rules_predict_evaluate(tmp_path):
             in result.stderr, result.stderr
 
 
+def test_csv_identifier_column_is_left_out_and_said(tmp_path):
+    """A CSV text column with a different value in every record (an identifier) is no feature: fit
+    leaves it out with a note (one item per record, none usable by a rule of the defaults), and
+    predict and evaluate leave out the columns the model was not fitted on, with a note."""
+    frame = _synthetic_frames()
+    frame.insert(0, "record", [f"r{i:03d}" for i in range(len(frame))])
+    frame.iloc[:200].to_csv(tmp_path / "train.csv", index=False)
+    frame.iloc[200:].to_csv(tmp_path / "test.csv", index=False)
+    labels = ",".join(f"l{k}" for k in range(5))
+    fit = corset("fit", "train.csv", "--labels", labels, "-o", "model.json", "--quiet", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    assert ("note: train.csv: column(s) 'record' left out of the features (a different value in every record: "
+            "an identifier or free text)") in fit.stderr
+    assert "Warning" not in fit.stderr
+    model = json.loads((tmp_path / "model.json").read_text())
+    assert "record" not in json.dumps(model["features"]) and "colour" in json.dumps(model["features"])
+    for command in ("predict", "evaluate"):
+        result = corset(command, "model.json", "test.csv", cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert "note: test.csv: column(s) 'record' left out (not features of the model)" in result.stderr
+    # The paper's preset keeps rules matched by one record: the column stays a feature there.
+    paper = corset("fit", "train.csv", "--labels", labels, "--preset", "paper", "--n-rules", "5", "-o", "paper.json",
+                   "--quiet", cwd=tmp_path)
+    assert paper.returncode == 0 and "left out" not in paper.stderr, paper.stderr
+    assert "record" in json.dumps(json.loads((tmp_path / "paper.json").read_text())["features"])
+
+
 def test_svmlight_fit_and_evaluate(tmp_path):
     from sklearn.datasets import dump_svmlight_file
 

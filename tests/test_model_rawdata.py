@@ -92,6 +92,35 @@ def test_string_and_categorical_columns_are_nominal_features():
     np.testing.assert_array_equal(loaded.predict(X_new), model.predict(X_new))
 
 
+def test_an_identifier_column_is_warned_about():
+    """A text column with a different value in every record gives one item per record, none of which
+    a rule matched by two records can use: the fit says so, naming the column, and goes on."""
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    n = 200
+    tempo = rng.uniform(60, 180, n)
+    X = pd.DataFrame({"id": [f"track-{i:04d}" for i in range(n)], "tempo": tempo,
+                      "genre": rng.choice(["pop", "rock"], n),
+                      # As many declared categories as records, but values repeat: no identifier.
+                      "mood": pd.Categorical(rng.choice(["calm", "tense"], n), categories=[f"m{i}" for i in range(n - 2)]
+                                             + ["calm", "tense"])})
+    Y = np.column_stack([tempo > 120, tempo < 80]).astype(int)
+    with pytest.warns(UserWarning, match=r"column\(s\) 'id' of X hold a different value in each of the 200 "
+                                         r"records .*drop them from X") as caught:
+        model = CorsetClassifier(random_state=0).fit(X, Y)
+    assert len([w for w in caught if "identifier" in str(w.message)]) == 1   # the final fit's, not each fold's
+    assert not any("id=" in name for rule in model.rules_ for name in rule.head_names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        CorsetClassifier(random_state=0).fit(X.drop(columns="id"), Y)
+        # Rules matched by one record may use it: not said then.
+        CorsetClassifier(random_state=0, min_support=1, validated_stop=False).fit(X, Y)
+        # A column repeating a value is no identifier, whatever its declared categories.
+        CorsetClassifier(random_state=0).fit(X.assign(id=X["id"].where(np.arange(n) > 0, "track-0001")), Y)
+
+
 def test_a_configured_binarizer_is_used():
     rng = np.random.RandomState(1)
     X = rng.normal(size=(200, 4))

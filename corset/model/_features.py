@@ -313,6 +313,24 @@ class RawFeatures:
         return cls()._numeric(X, fit=True)
 
     @staticmethod
+    def identifier_columns(converted, feature_names=None):
+        """Names of the nominal columns of X's conversion (:meth:`numeric`) that hold a different value
+        in every record, such as a record's identifier: each of their items matches one record.
+
+        Columns of a DataFrame only (an array's nominal columns are declared by the user); none below
+        two records.  Named as :meth:`check_finite` names them.
+        """
+        values, names, nominal, categories = converted
+        n = values.shape[0]
+        if n < 2 or not nominal.any() or sp.issparse(values):
+            return []
+        if feature_names is not None and len(feature_names) == len(names):
+            names = [str(name) for name in feature_names]
+        # A column with fewer values (declared or seen) than records repeats one: no sort needed.
+        return [names[j] for j in np.flatnonzero(nominal)
+                if categories[j] is not None and len(categories[j]) >= n and np.unique(values[:, j]).size == n]
+
+    @staticmethod
     def check_finite(converted, feature_names=None):
         """Raise for NaN or infinity in X's numbers (:meth:`numeric`'s output), naming X's column.
 
