@@ -157,18 +157,20 @@ def _run_info(args, out):
 
 # -- reading one's own data ------------------------------------------------------------
 def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=None, n_features=None,
-               features=None, drop_identifiers=True):
+               features=None, drop_identifiers=True, labels_required=False):
     """``(X, Y, feature_names, label_names)`` of an ARFF, CSV or svmlight file; Y may be None.
 
     ``label_names`` (a fitted model's) finds the labels of a file by name when
     no label option is given: the label columns of a CSV, or the first or
     last attributes of an ARFF file.  ``n_features`` (a fitted model's) is
     the width of an svmlight file, whose records may not reach its last
-    feature.  ``features`` (a fitted model's input columns): the columns of a
-    CSV file that are not among them are left out, with a note.  Training
-    data (no ``label_names``) with ``drop_identifiers``: a CSV file's text
-    columns holding a different value in every record are left out, with a
-    note (``--preset paper``'s rules may be matched by one record: it keeps them).
+    feature.  ``features`` (a fitted model's :func:`_model_features`): a CSV
+    file's columns as the model reads them (:func:`_model_columns`).
+    Training data (no ``label_names``) with ``drop_identifiers``: a CSV
+    file's text columns none of whose values occurs twice are left out, with
+    a note (``--preset paper``'s rules may be matched by one record: it keeps
+    them).  ``labels_required``: a CSV file without every label column is an
+    error naming the first one missing (``evaluate``).
     """
     path = Path(path)
     if not path.is_file():
@@ -181,7 +183,7 @@ def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=
             option = "--label-xml" if label_xml is not None else "--n-labels"   # exclusive options
             raise CommandError(f"{path}: {option} is for ARFF files; name the label columns of a CSV file "
                                "with --labels COL,...")
-        return _read_csv(path, labels, label_names, features, drop_identifiers)
+        return _read_csv(path, labels, label_names, features, drop_identifiers, labels_required)
     if name.endswith(SVMLIGHT_SUFFIXES):
         given = [option for option, value in (("--labels", labels), ("--label-xml", label_xml),
                                               ("--n-labels", n_labels)) if value is not None]
@@ -222,42 +224,66 @@ def _read_arff(path, label_xml, n_labels, label_names):
     return data.X, data.Y, data.feature_names, data.label_names
 
 
-def _read_csv(path, labels, label_names, features=None, drop_identifiers=True):
+def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, labels_required=False):
     import pandas as pd
 
     try:
         frame = pd.read_csv(path)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise CommandError(f"{path}: not a readable CSV file: {exc}") from None
+    stripped = [str(c).strip() for c in frame.columns]
+    if len(set(stripped)) == len(stripped):   # a header written "a, b": columns a and b
+        frame.columns = stripped
     if labels is None and label_names is None:
         raise CommandError(f"{path}: name the label columns of a CSV file with --labels COL,...")
     wanted = list(labels) if labels is not None else list(label_names)
     missing = [c for c in wanted if c not in frame.columns]
-    if labels is not None and missing:
-        raise CommandError(f"{path}: no column {missing[0]!r} (--labels); the columns are "
+    if missing and (labels is not None or labels_required):
+        said = " (--labels)" if labels is not None else ", a label of the model"
+        raise CommandError(f"{path}: no column {missing[0]!r}{said}; the columns are "
                            f"{', '.join(map(str, frame.columns[:10]))}{', ...' if frame.shape[1] > 10 else ''}")
     present = [c for c in wanted if c in frame.columns]
     Y = frame[present] if present and not missing else None
     X = _iso_dates(frame.drop(columns=present))
     if features is not None:
-        # A model's file: columns it was not fitted on (an identifier left out at fit) are not read.
-        extra = [c for c in X.columns if str(c) not in features]
-        if extra:
-            X = X.drop(columns=extra)
-            print(f"note: {path}: column(s) {', '.join(map(repr, extra))} left out (not features of the model)",
-                  file=sys.stderr)
-    elif label_names is None and drop_identifiers:
-        # Training data: a text column with a different value in every record (an identifier) would
-        # give one item per record, none of which a rule matched by two records or more could use
-        # (the defaults' min_support); it is left out, and said.
+        X, names = _model_columns(path, X, *features)
+        return X, Y, names, [str(c) for c in wanted]
+    if label_names is None and drop_identifiers:
+        # Training data: a text column none of whose values occurs twice (an identifier, free text)
+        # would give items that each match one record, which no rule matched by two records or more
+        # (the defaults' min_support) can use; it is left out, and said.
         text = [c for c in X.columns
                 if pd.api.types.is_object_dtype(X[c].dtype) or pd.api.types.is_string_dtype(X[c].dtype)]
-        keys = [c for c in text if len(X) > 1 and X[c].nunique(dropna=False) == len(X)]
+        keys = [c for c in text if X[c].count() >= 2 and X[c].dropna().is_unique]
         if keys:
+            if len(keys) == X.shape[1]:
+                raise CommandError(f"{path}: no feature left: every feature column ({', '.join(map(repr, keys))}) "
+                                   "has no value in two records (an identifier or free text)")
             X = X.drop(columns=keys)
-            print(f"note: {path}: column(s) {', '.join(map(repr, keys))} left out of the features (a different "
-                  "value in every record: an identifier or free text)", file=sys.stderr)
+            print(f"note: {path}: column(s) {', '.join(map(repr, keys))} left out of the features (no value "
+                  "in two records: an identifier or free text)", file=sys.stderr)
     return X, Y, [str(c) for c in X.columns], [str(c) for c in wanted]
+
+
+def _model_columns(path, X, names, by_name):
+    """``(X, names)``: a CSV file's features as a model reads them, its ``names`` (input columns, in order).
+
+    The file's other columns (an identifier left out at fit) are left out, with a note; a missing
+    one is an error.  A model fitted on an unnamed array (``by_name`` False) gets an array: by
+    name when the file holds every one of its input names, else by position, as before.
+    """
+    if not by_name and not all(name in X.columns for name in names):
+        return X.to_numpy(), [str(c) for c in X.columns]
+    missing = [name for name in names if name not in X.columns]
+    if missing:
+        raise CommandError(f"{path}: no column {missing[0]!r}, a feature of the model (which reads "
+                           f"{len(names)} columns: {', '.join(map(repr, names[:5]))}{', ...' if len(names) > 5 else ''})")
+    extra = [c for c in X.columns if c not in set(names)]
+    if extra:
+        print(f"note: {path}: column(s) {', '.join(map(repr, extra))} left out (not features of the model)",
+              file=sys.stderr)
+    X = X[list(names)]   # the model's order, whatever the file's
+    return (X if by_name else X.to_numpy()), list(names)
 
 
 # An ISO 8601 date, with a time of day and a UTC offset or not: 2021-06-14, 2021-06-14T16:48:05Z.
@@ -303,26 +329,37 @@ def _read_svmlight(path, label_names, n_features=None):
     return X, Y, [f"x{j}" for j in range(X.shape[1])], names
 
 
-def _model_labels(args, model):
+def _split_names(text):
+    """The names of a comma-separated option (``--labels a, b``), without the spaces around them."""
+    return [name.strip() for name in text.split(",")]
+
+
+def _model_labels(args, model, path):
     """The label columns ``--labels`` names for ``predict`` and ``evaluate`` (None without it), in the
-    model's order: the model's own labels, each once, or an error naming the difference."""
+    model's order: the model's own labels, each once, or an error naming the difference.  Not checked
+    for a data file other than CSV, which the option does not apply to (:func:`_read_data` says so)."""
     if args.labels is None:
         return None
-    given, known = args.labels.split(","), [str(name) for name in model.label_names_]
+    given, known = _split_names(args.labels), [str(name) for name in model.label_names_]
+    if not str(path).lower().endswith(".csv"):
+        return given
     unknown = [name for name in given if name not in known]
     missing = [name for name in known if name not in given]
     if unknown or missing or len(given) != len(set(given)):
         shown = ", ".join(known[:10]) + (", ..." if len(known) > 10 else "")
         what = (f"{unknown[0]!r} is not one of them" if unknown else
                 f"{missing[0]!r} is missing" if missing else "a label is named twice")
-        raise CommandError(f"--labels: the model predicts {len(known)} labels ({shown}); {what}")
+        raise CommandError(f"--labels: the model {args.model} predicts {len(known)} labels ({shown}); {what}")
     return known
 
 
 def _model_features(model):
-    """The names of the columns a model was fitted on (None when it was fitted on unnamed columns)."""
+    """``(names, by_name)``: the input columns a model reads, and whether by name (fitted on a
+    DataFrame) or as an array (fitted on one, its columns named by ``feature_names`` or x0, x1...)."""
     names = getattr(model, "feature_names_in_", None)
-    return None if names is None else {str(name) for name in names}
+    if names is not None:
+        return [str(name) for name in names], True
+    return [str(name) for name in model.features_.input_names_], False
 
 
 def _load_model(path):
@@ -347,7 +384,7 @@ def _budget_note(n_rules):
 def _run_fit(args, out):
     from .model import CorsetClassifier
 
-    labels = args.labels.split(",") if args.labels else None
+    labels = _split_names(args.labels) if args.labels else None
     X, Y, feature_names, label_names = _read_data(args.train, label_xml=args.label_xml, n_labels=args.n_labels,
                                                   labels=labels, drop_identifiers=args.preset != "paper")
     if Y is None:
@@ -406,8 +443,12 @@ def _run_predict(args, out):
     import pandas as pd
 
     model = _load_model(args.model)
+    # --labels, as at fit, is checked against the model; in a CSV file the model's label columns are
+    # left out wherever present, with or without it (another file type refuses it in _read_data).
+    given = _model_labels(args, model, args.data)
+    csv = str(args.data).lower().endswith(".csv")
     X, _, feature_names, _ = _read_data(args.data, label_xml=args.label_xml, n_labels=args.n_labels,
-                                        labels=_model_labels(args, model), label_names=model.label_names_,
+                                        labels=None if csv else given, label_names=model.label_names_,
                                         n_features=model.n_features_in_, features=_model_features(model))
     try:
         predicted = model.predict(X)
@@ -431,8 +472,8 @@ def _run_evaluate(args, out):
 
     model = _load_model(args.model)
     X, Y, _, _ = _read_data(args.test, label_xml=args.label_xml, n_labels=args.n_labels,
-                            labels=_model_labels(args, model), label_names=model.label_names_,
-                            n_features=model.n_features_in_, features=_model_features(model))
+                            labels=_model_labels(args, model, args.test), label_names=model.label_names_,
+                            n_features=model.n_features_in_, features=_model_features(model), labels_required=True)
     if Y is None:
         raise CommandError(f"{args.test}: the model's label columns are not in the file")
     try:
@@ -557,7 +598,7 @@ def _run_cv(args, out):
 
     from .model import CorsetClassifier
 
-    labels = args.labels.split(",") if args.labels else None
+    labels = _split_names(args.labels) if args.labels else None
     X, Y, feature_names, label_names = _read_data(args.data, label_xml=args.label_xml, n_labels=args.n_labels,
                                                   labels=labels)
     if Y is None:
@@ -668,7 +709,8 @@ def build_parser():
     predict.add_argument("data", metavar="DATA", help="data file (label columns, if any, are ignored)")
     label_options(predict)
     predict.add_argument("--labels", metavar="COL,...",
-                         help="CSV: the label columns to leave out (default: the model's labels, where present)")
+                         help="CSV: the label columns, as at fit (checked against the model's labels; the model's "
+                              "label columns are left out wherever present, with or without this option)")
     predict.add_argument("-o", "--output", metavar="FILE.csv", help="write the predictions here")
     predict.set_defaults(run=_run_predict)
 

@@ -59,8 +59,8 @@ def test_csv_fit_rules_predict_evaluate(tmp_path):
     for wrong, message in [("l0,l1,l2,l3", "'l4' is missing"), (labels + ",colour", "'colour' is not one of them"),
                            (labels + ",l0", "a label is named twice")]:
         result = corset("evaluate", "model.json", "test.csv", "--labels", wrong, cwd=tmp_path)
-        assert result.returncode == 2 and f"--labels: the model predicts 5 labels (l0, l1, l2, l3, l4); {message}" \
-            in result.stderr, result.stderr
+        assert result.returncode == 2 and ("--labels: the model model.json predicts 5 labels (l0, l1, l2, l3, l4); "
+                                           f"{message}") in result.stderr, result.stderr
 
 
 def test_csv_identifier_column_is_left_out_and_said(tmp_path):
@@ -74,7 +74,7 @@ def test_csv_identifier_column_is_left_out_and_said(tmp_path):
     labels = ",".join(f"l{k}" for k in range(5))
     fit = corset("fit", "train.csv", "--labels", labels, "-o", "model.json", "--quiet", cwd=tmp_path)
     assert fit.returncode == 0, fit.stderr
-    assert ("note: train.csv: column(s) 'record' left out of the features (a different value in every record: "
+    assert ("note: train.csv: column(s) 'record' left out of the features (no value in two records: "
             "an identifier or free text)") in fit.stderr
     assert "Warning" not in fit.stderr
     model = json.loads((tmp_path / "model.json").read_text())
@@ -83,6 +83,43 @@ def test_csv_identifier_column_is_left_out_and_said(tmp_path):
         result = corset(command, "model.json", "test.csv", cwd=tmp_path)
         assert result.returncode == 0, result.stderr
         assert "note: test.csv: column(s) 'record' left out (not features of the model)" in result.stderr
+    # The model's columns are read by name, in its order, whatever the file's; one missing is named.
+    test = frame.iloc[200:]
+    test[test.columns[::-1]].to_csv(tmp_path / "reordered.csv", index=False)
+    reordered = corset("evaluate", "model.json", "reordered.csv", cwd=tmp_path)
+    assert reordered.returncode == 0 and reordered.stdout.splitlines()[1:] == result.stdout.splitlines()[1:]
+    test.drop(columns="f3").to_csv(tmp_path / "no_f3.csv", index=False)
+    result = corset("predict", "model.json", "no_f3.csv", cwd=tmp_path)
+    assert result.returncode == 2 and "no_f3.csv: no column 'f3', a feature of the model (which reads 16 columns: " \
+        "'f0', 'f1', 'f2', 'f3', 'f4', ...)" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    # Unlabelled data: predict takes --labels as fit did; evaluate names the label column it lacks.
+    test.drop(columns=[f"l{k}" for k in range(5)]).to_csv(tmp_path / "new.csv", index=False)
+    result = corset("predict", "model.json", "new.csv", "--labels", labels.replace(",", ", "), cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout.startswith("l0,l1,l2,l3,l4\n"), result.stderr
+    result = corset("evaluate", "model.json", "new.csv", cwd=tmp_path)
+    assert result.returncode == 2 and "new.csv: no column 'l0', a label of the model; the columns are" in result.stderr
+    # Free text with blanks: no value in two records either.
+    blanks = frame.iloc[:200].copy()
+    blanks["comment"] = [None if i % 10 == 0 else f"text {i}" for i in range(200)]
+    blanks.to_csv(tmp_path / "blanks.csv", index=False)
+    result = corset("fit", "blanks.csv", "--labels", labels, "--quiet", cwd=tmp_path)
+    assert result.returncode == 0 and "column(s) 'record', 'comment' left out of the features" in result.stderr
+    # Nothing left to learn from: one line, not an estimator's message about an empty fold.
+    frame[["record", "l0", "l1"]].to_csv(tmp_path / "only_ids.csv", index=False)
+    result = corset("fit", "only_ids.csv", "--labels", "l0,l1", cwd=tmp_path)
+    assert result.returncode == 2 and "only_ids.csv: no feature left: every feature column ('record') has no " \
+        "value in two records" in result.stderr
+    # A model fitted on an array, its columns named by feature_names: the file's columns by those names.
+    from corset import CorsetClassifier
+
+    numeric = [f"f{j}" for j in range(15)]
+    array_model = CorsetClassifier(random_state=0).fit(frame.iloc[:200][numeric].to_numpy(),
+                                                       frame.iloc[:200][labels.split(",")].to_numpy(),
+                                                       feature_names=numeric, label_names=labels.split(","))
+    (tmp_path / "array_model.json").write_text(array_model.to_json())
+    result = corset("evaluate", "array_model.json", "test.csv", cwd=tmp_path)
+    assert result.returncode == 0 and "Warning" not in result.stderr, result.stderr
+    assert "column(s) 'record', 'colour' left out (not features of the model)" in result.stderr
     # The paper's preset keeps rules matched by one record: the column stays a feature there.
     paper = corset("fit", "train.csv", "--labels", labels, "--preset", "paper", "--n-rules", "5", "-o", "paper.json",
                    "--quiet", cwd=tmp_path)
@@ -132,6 +169,8 @@ def test_arff_session_on_a_benchmark(tmp_path, data_dir):
     (("fit", "data.xlsx"), "unknown file type"),
     # A label option the file type does not read is refused, not ignored.
     (("fit", "small.arff", "--labels", "y"), "small.arff: --labels names the label columns of a CSV file"),
+    (("predict", "model.json", "small.arff", "--labels", "zz"),
+     "small.arff: --labels names the label columns of a CSV file"),
     (("cv", "train.csv", "--labels", "b", "--n-labels", "1"), "train.csv: --n-labels is for ARFF files"),
     (("fit", "data.svm", "--labels", "1", "--n-labels", "1"),
      "data.svm: an svmlight file gives each record's labels at the start of its line; --labels and --n-labels "
@@ -143,6 +182,11 @@ def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
     (tmp_path / "train.csv").write_text("a,b\n1,0\n0,1\n")
     (tmp_path / "data.xlsx").write_text("x")
     (tmp_path / "data.svm").write_text("1 1:0.5\n0 2:1.5\n")
+    if "model.json" in args:   # a model of "small.arff"'s one feature
+        from corset import CorsetClassifier
+
+        model = CorsetClassifier(random_state=0).fit(np.array([[1.0], [2.0], [3.0]]), np.array([[0], [1], [1]]))
+        (tmp_path / "model.json").write_text(model.to_json())
     result = corset(*args, cwd=tmp_path)
     assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr

@@ -121,6 +121,15 @@ def test_an_identifier_column_is_warned_about():
         CorsetClassifier(random_state=0).fit(X.assign(id=X["id"].where(np.arange(n) > 0, "track-0001")), Y)
 
 
+def test_no_feature_is_said_of_all_of_x():
+    """X without columns: the error gives X's shape, not that of the internal validation's first fold."""
+    pd = pytest.importorskip("pandas")
+    Y = np.tile([[0, 1], [1, 0]], (150, 1))
+    for X in (pd.DataFrame(index=range(300)), np.zeros((300, 0))):
+        with pytest.raises(ValueError, match=re.escape("Found array with 0 feature(s) (shape=(300, 0))")):
+            CorsetClassifier(random_state=0).fit(X, Y)
+
+
 def test_a_configured_binarizer_is_used():
     rng = np.random.RandomState(1)
     X = rng.normal(size=(200, 4))

@@ -632,7 +632,7 @@ def _warn_identifiers(columns, n):
     if columns:
         shown = ", ".join(map(repr, columns[:5])) + (", ..." if len(columns) > 5 else "")
         warnings.warn(f"column(s) {shown} of X hold a different value in each of the {n} records (an identifier "
-                      f"or free text?): each of their {n} items matches one record, so no rule can use them, "
+                      "or free text?): each of their items matches one record, so no rule can use them, "
                       "and they cost time and memory (and may switch negated literals off); drop them from X",
                       UserWarning, stacklevel=4)
 
@@ -1252,6 +1252,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if Y is None:
             raise ValueError("CorsetClassifier requires y to be passed, but the target y is None")
         _check_2d(X)
+        shape = getattr(X, "shape", None)
+        if shape is not None and len(shape) == 2 and shape[1] < 1:   # all of X's records, not a fold's below
+            raise ValueError(f"Found array with 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is "
+                             "required by CorsetClassifier.")
         validate_data(self, X, skip_check_array=True, reset=True)
         Yb, names, output = self._validate_y(Y, label_names)
         binarizer, self.binarizer_scores_, self.negations_scores_, curves = self.binarizer, None, None, None
