@@ -165,11 +165,12 @@ def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=
     last attributes of an ARFF file.  ``n_features`` (a fitted model's) is
     the width of an svmlight file, whose records may not reach its last
     feature.  ``features`` (a fitted model's :func:`_model_features`): a CSV
-    file's columns as the model reads them (:func:`_model_columns`).
-    Training data (no ``label_names``) with ``drop_identifiers``: a CSV
-    file's text columns none of whose values occurs twice are left out, with
-    a note (``--preset paper``'s rules may be matched by one record: it keeps
-    them).  ``labels_required``: a CSV file without every label column is an
+    file's columns as the model reads them (:func:`_model_columns`), and an
+    ARFF file's for a model fitted on a DataFrame.  Training data (no
+    ``features``) with ``drop_identifiers``: the nominal columns of a CSV or
+    ARFF file none of whose values occurs twice are left out, with a note
+    (:func:`_without_identifiers`; ``--preset paper``'s rules may be matched
+    by one record: it keeps them).  ``labels_required``: a CSV file without every label column is an
     error naming the first one missing (``evaluate``).
     """
     path = Path(path)
@@ -195,7 +196,13 @@ def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=
         if labels is not None:
             raise CommandError(f"{path}: --labels names the label columns of a CSV file; an ARFF file's labels "
                                "are named by --label-xml FILE or counted by --n-labels N")
-        return _read_arff(path, label_xml, n_labels, label_names)
+        X, Y, names, found = _read_arff(path, label_xml, n_labels, label_names)
+        if features is not None and features[1]:   # a model fitted on a DataFrame: by name, as a CSV file's
+            X, names = _model_columns(path, X, *features)
+        elif features is None and drop_identifiers:   # training data
+            X = _without_identifiers(path, X)
+            names = [str(c) for c in X.columns]
+        return X, Y, names, found
     raise CommandError(f"{path}: unknown file type (expected .arff, .arff.gz, .csv, "
                        f"{', '.join(SVMLIGHT_SUFFIXES)})")
 
@@ -249,20 +256,30 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
         X, names = _model_columns(path, X, *features)
         return X, Y, names, [str(c) for c in wanted]
     if label_names is None and drop_identifiers:
-        # Training data: a text column none of whose values occurs twice (an identifier, free text)
-        # would give items that each match one record, which no rule matched by two records or more
-        # (the defaults' min_support) can use; it is left out, and said.
-        text = [c for c in X.columns
-                if pd.api.types.is_object_dtype(X[c].dtype) or pd.api.types.is_string_dtype(X[c].dtype)]
-        keys = [c for c in text if X[c].count() >= 2 and X[c].dropna().is_unique]
-        if keys:
-            if len(keys) == X.shape[1]:
-                raise CommandError(f"{path}: no feature left: every feature column ({', '.join(map(repr, keys))}) "
-                                   "has no value in two records (an identifier or free text)")
-            X = X.drop(columns=keys)
-            print(f"note: {path}: column(s) {', '.join(map(repr, keys))} left out of the features (no value "
-                  "in two records: an identifier or free text)", file=sys.stderr)
+        X = _without_identifiers(path, X)
     return X, Y, [str(c) for c in X.columns], [str(c) for c in wanted]
+
+
+def _without_identifiers(path, X):
+    """Training X (a DataFrame) without its nominal columns none of whose values occurs twice, said.
+
+    Such a column (an identifier, free text) gives items that each match one
+    record, which no rule matched by two records or more (the defaults'
+    ``min_support``) can use.
+    """
+    import pandas as pd
+
+    nominal = [c for c in X.columns if pd.api.types.is_object_dtype(X[c].dtype)
+               or pd.api.types.is_string_dtype(X[c].dtype) or isinstance(X[c].dtype, pd.CategoricalDtype)]
+    keys = [c for c in nominal if X[c].count() >= 2 and X[c].dropna().is_unique]
+    if keys:
+        if len(keys) == X.shape[1]:
+            raise CommandError(f"{path}: no feature left: every feature column ({', '.join(map(repr, keys))}) "
+                               "has no value in two records (an identifier or free text)")
+        X = X.drop(columns=keys)
+        print(f"note: {path}: column(s) {', '.join(map(repr, keys))} left out of the features (no value "
+              "in two records: an identifier or free text)", file=sys.stderr)
+    return X
 
 
 def _model_columns(path, X, names, by_name):

@@ -127,6 +127,27 @@ def test_csv_identifier_column_is_left_out_and_said(tmp_path):
     assert "record" in json.dumps(json.loads((tmp_path / "paper.json").read_text())["features"])
 
 
+def test_arff_nominal_identifier_is_left_out_and_said(tmp_path):
+    """A nominal ARFF attribute with a different value in every training record (genbase-style
+    protein names) is left out at fit, and the test file's copy of it at evaluate, each with a note."""
+    rng = np.random.RandomState(0)
+    n = 90
+    ids, x, z = [f"p{i}" for i in range(n)], rng.normal(size=n), rng.choice(["A", "B", "C"], n)
+    head = ("@relation t\n@attribute protein {" + ",".join(ids) + "}\n@attribute x numeric\n"
+            "@attribute z {A,B,C}\n@attribute y1 {0,1}\n@attribute y2 {0,1}\n@data\n")
+    for name, rows in (("train.arff", range(60)), ("test.arff", range(60, n))):
+        (tmp_path / name).write_text(head + "".join(f"{ids[i]},{x[i]:.4f},{z[i]},{int(x[i] > 0.5)},{int(z[i] == 'A')}\n"
+                                                    for i in rows))
+    fit = corset("fit", "train.arff", "--n-labels", "-2", "-o", "model.json", "--quiet", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    assert "note: train.arff: column(s) 'protein' left out of the features (no value in two records" in fit.stderr
+    assert "Warning" not in fit.stderr and "protein" not in json.dumps(json.loads(
+        (tmp_path / "model.json").read_text())["features"])
+    evaluate = corset("evaluate", "model.json", "test.arff", cwd=tmp_path)
+    assert evaluate.returncode == 0 and "micro-F1" in evaluate.stdout, evaluate.stderr
+    assert "note: test.arff: column(s) 'protein' left out (not features of the model)" in evaluate.stderr
+
+
 def test_svmlight_fit_and_evaluate(tmp_path):
     from sklearn.datasets import dump_svmlight_file
 
