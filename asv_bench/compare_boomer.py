@@ -43,6 +43,16 @@ target is a ratio <= 1), and the test micro-F1 of each learner's last fit on
 the official test split, with corset's number of rules.  Both learners are
 deterministic for a fixed seed, so the last fit stands for all of them.
 
+With ``--files TRAIN TEST`` the comparison runs end to end on one's own
+data instead (as ``--raw``): the files are read as ``corset fit`` and
+``corset evaluate`` read them (``--labels`` for a CSV file's label
+columns, ``--label-xml`` or ``--n-labels`` for an ARFF file's); corset
+fits the features with its defaults, BOOMER their numbers (nominal columns
+one-hot, dates as seconds)::
+
+    python asv_bench/compare_boomer.py --files train.csv test.csv --labels A,B,C \\
+        --boomer-python /path/to/py312-venv/bin/python
+
 With ``--default-threads`` both learners keep their default threading
 instead, as a user who sets nothing gets them: corset ``n_jobs=None`` (one
 thread), BOOMER its parallel rule refinement and statistic update (both
@@ -135,9 +145,67 @@ def raw_benchmark(name):
             split.Y_train, split.Y_test)
 
 
-def compare(name, repeats, seed, boomer_python=None, raw=False, default_threads=False):
-    """One row of the table: fits alternately, medians, ratio, test micro-F1."""
-    if raw:
+def file_benchmark(train, test, labels=None, label_xml=None, n_labels=None):
+    """(corset's X_train, X_test, BOOMER's X_train, X_test, Y_train, Y_test) of one's own files.
+
+    Read as ``corset fit`` and ``corset evaluate`` read them (ARFF, CSV with
+    ``labels``, svmlight; identifier columns left out of training X, and the
+    test file's columns taken by the training names).  BOOMER gets the
+    numbers: numeric columns as they are, nominal ones one-hot (categories
+    of the training file; a test value unseen there sets none), dates as
+    seconds.
+    """
+    import numpy as np
+    import pandas as pd
+    import scipy.sparse as sp
+    from sklearn.preprocessing import OneHotEncoder
+
+    from corset.cli import _read_data
+    from corset.model._features import _temporal_kind, _temporal_seconds
+
+    X_train, Y_train, _, label_names = _read_data(train, label_xml=label_xml, n_labels=n_labels, labels=labels)
+    if Y_train is None:
+        raise ValueError(f"{train}: no label columns found")
+    frame = isinstance(X_train, pd.DataFrame)
+    X_test, Y_test, _, _ = _read_data(test, label_xml=label_xml, n_labels=n_labels, label_names=label_names,
+                                      n_features=X_train.shape[1], labels_required=True,
+                                      features=([str(c) for c in X_train.columns], True) if frame else None)
+    if Y_test is None:
+        raise ValueError(f"{test}: the training file's label columns are not all in it")
+    Y_train, Y_test = (np.asarray(Y.toarray() if sp.issparse(Y) else Y, dtype=np.uint8) for Y in (Y_train, Y_test))
+    if not frame:
+        return X_train, X_test, X_train, X_test, Y_train, Y_test
+
+    def numbers(X, encoder=None):
+        parts, nominal = [], []
+        for name in X.columns:
+            column = X[name]
+            kind = _temporal_kind(column.dtype)
+            if kind is not None:   # seconds, as corset cuts them, whatever the column's resolution
+                parts.append(_temporal_seconds(column, kind, name)[:, None])
+            elif pd.api.types.is_bool_dtype(column.dtype) or pd.api.types.is_numeric_dtype(column.dtype):
+                parts.append(column.to_numpy(dtype=np.float64)[:, None])
+            else:
+                nominal.append(name)
+        if nominal:
+            if encoder is None:
+                encoder = OneHotEncoder(handle_unknown="ignore", sparse_output=False).fit(X[nominal].astype(str))
+            parts.append(encoder.transform(X[nominal].astype(str)))
+        return np.hstack(parts) if parts else np.zeros((len(X), 0)), encoder
+
+    B_train, encoder = numbers(X_train)
+    B_test, _ = numbers(X_test, encoder)
+    return X_train, X_test, B_train, B_test, Y_train, Y_test
+
+
+def compare(name, repeats, seed, boomer_python=None, raw=False, default_threads=False, matrices=None):
+    """One row of the table: fits alternately, medians, ratio, test micro-F1.
+
+    ``matrices``: :func:`file_benchmark`'s, for one's own files (``name`` only labels the row).
+    """
+    if matrices is not None:
+        X_train, X_test, B_train, B_test, Y_train, Y_test = matrices
+    elif raw:
         X_train, X_test, B_train, B_test, Y_train, Y_test = raw_benchmark(name)
     else:
         X_train, Y_train, X_test, Y_test = binarized_benchmark(name)
@@ -173,8 +241,8 @@ def format_row(cells):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--datasets", nargs="+", default=DEFAULT_DATASETS, metavar="NAME",
-                        help="benchmark names (folders of the data directory); default: %(default)s")
+    parser.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
+                        help=f"benchmark names (folders of the data directory); default: {DEFAULT_DATASETS}")
     parser.add_argument("--repeats", type=int, default=3,
                         help="fits of each learner per dataset, alternating; default: %(default)s")
     parser.add_argument("--seed", type=int, default=SEED,
@@ -186,7 +254,19 @@ def main(argv=None):
                              "defaults) instead of one thread each")
     parser.add_argument("--boomer-python", metavar="PATH", default=None,
                         help="run BOOMER in this interpreter (e.g. a Python 3.12 venv with mlrl-boomer 0.15.6)")
+    parser.add_argument("--files", nargs=2, metavar=("TRAIN", "TEST"), default=None,
+                        help="one's own data instead of the benchmarks (ARFF, CSV or svmlight, read as 'corset "
+                             "fit' and 'corset evaluate' read them), end to end from its features")
+    labelled = parser.add_mutually_exclusive_group()
+    labelled.add_argument("--label-xml", metavar="FILE", help="with --files: MULAN XML naming an ARFF file's labels")
+    labelled.add_argument("--n-labels", type=int, metavar="N",
+                          help="with --files: an ARFF file's first N attributes are labels (-N: the last N)")
+    parser.add_argument("--labels", metavar="COL,...", help="with --files: a CSV file's label columns")
     args = parser.parse_args(argv)
+    if args.files is None and (args.labels or args.label_xml or args.n_labels is not None):
+        parser.error("--labels, --label-xml and --n-labels go with --files")
+    if args.files is not None and args.datasets is not None:
+        parser.error("give --files or --datasets, not both")
     if args.repeats < 1:
         parser.error(f"--repeats must be >= 1; got {args.repeats}")
     if args.seed < 0:
@@ -200,17 +280,32 @@ def main(argv=None):
               "pip install .[bench], or pass --boomer-python with a Python 3.12 venv holding mlrl-boomer 0.15.6",
               file=sys.stderr)
         return 2
-    if data_home() is None:
+    matrices = None
+    if args.files is not None:
+        from corset.cli import CommandError, _split_names
+
+        try:
+            matrices = file_benchmark(*args.files, labels=_split_names(args.labels) if args.labels else None,
+                                      label_xml=args.label_xml, n_labels=args.n_labels)
+        except (CommandError, ValueError) as exc:
+            print(f"compare_boomer: {exc}", file=sys.stderr)
+            return 2
+    elif data_home() is None:
         print("compare_boomer: benchmark data folder not found; set CORSET_DATA", file=sys.stderr)
         return 2
 
     print(f"seed {args.seed}, {args.repeats} alternating fit(s) per learner, median wall time; "
           f"BOOMER max_rules={BOOMER_RULES}, "
           + ("both at their default threading; " if args.default_threads else "single-threaded fits; ")
-          + ("raw features (corset binarizes, BOOMER bins)" if args.raw else "the same binarized matrices"))
+          + ("raw features (corset binarizes, BOOMER bins)" if args.raw or matrices is not None
+             else "the same binarized matrices"))
     print(format_row(COLUMNS))
     print(format_row(["-" * w for w in WIDTHS]))
-    for name in args.datasets:
+    if matrices is not None:
+        print(format_row(compare(Path(args.files[0]).stem[:WIDTHS[0]], args.repeats, args.seed, args.boomer_python,
+                                 default_threads=args.default_threads, matrices=matrices)), flush=True)
+        return 0
+    for name in args.datasets or DEFAULT_DATASETS:
         # A row as soon as it is ready: slow datasets show progress.
         print(format_row(compare(name, args.repeats, args.seed, args.boomer_python, raw=args.raw,
                                  default_threads=args.default_threads)), flush=True)

@@ -99,3 +99,31 @@ def test_every_benchmark_script_answers_help(script):
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage: " + script)
+
+
+def test_compare_boomer_reads_ones_own_files(tmp_path, monkeypatch):
+    """``compare_boomer.py --files``: corset reads the files as the command line does (the identifier
+    left out, the test file's columns by name), BOOMER gets numbers (nominal one-hot on the training
+    categories, dates as seconds)."""
+    pd = pytest.importorskip("pandas")
+    monkeypatch.syspath_prepend(str(BENCH))
+    import compare_boomer
+
+    rng = np.random.RandomState(0)
+    n = 60
+    frame = pd.DataFrame({"id": [f"r{i}" for i in range(n)], "x": rng.normal(size=n),
+                          "colour": rng.choice(["red", "blue"], n),
+                          "day": pd.date_range("2021-06-01", periods=n, freq="D").strftime("%Y-%m-%d"),
+                          "A": rng.randint(0, 2, n), "B": rng.randint(0, 2, n)})
+    frame.iloc[:40].to_csv(tmp_path / "train.csv", index=False)
+    test = frame.iloc[40:].copy()
+    test.loc[test.index[0], "colour"] = "green"   # unseen in training: no one-hot column set
+    test[test.columns[::-1]].to_csv(tmp_path / "test.csv", index=False)
+    X_train, X_test, B_train, B_test, Y_train, Y_test = compare_boomer.file_benchmark(
+        tmp_path / "train.csv", tmp_path / "test.csv", labels=["A", "B"])
+    assert list(X_train.columns) == list(X_test.columns) == ["x", "colour", "day"]
+    assert B_train.shape == (40, 4) and B_test.shape == (20, 4)   # x, day, colour=blue, colour=red
+    np.testing.assert_array_equal(B_test[0, 2:], [0, 0])
+    np.testing.assert_allclose(B_train[:, 0], frame["x"].iloc[:40])
+    assert np.all(np.diff(B_train[:, 1]) == 86400)
+    np.testing.assert_array_equal(Y_test, frame[["A", "B"]].iloc[40:].to_numpy())
