@@ -236,6 +236,13 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
 
     try:
         frame = pd.read_csv(path)
+        header = str(frame.columns[0]) if frame.shape[1] == 1 else ""
+        others = {sep: header.count(sep) for sep in ";\t|" if header.count(sep)}
+        if others:
+            # One column whose name holds another separator: a file separated by ";" (with decimal
+            # commas, as spreadsheets write it where the comma is the decimal mark), tabs or "|".
+            sep = max(others, key=others.get)
+            frame = _decimal_commas(path, pd.read_csv(path, sep=sep, dtype=str if sep == ";" else None), sep)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise CommandError(f"{path}: not a readable CSV file: {exc}") from None
     stripped = [str(c).strip() for c in frame.columns]
@@ -250,7 +257,7 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
         raise CommandError(f"{path}: no column {missing[0]!r}{said}; the columns are "
                            f"{', '.join(map(str, frame.columns[:10]))}{', ...' if frame.shape[1] > 10 else ''}")
     present = [c for c in wanted if c in frame.columns]
-    Y = frame[present] if present and not missing else None
+    Y = _yes_no_labels(path, frame[present]) if present and not missing else None
     X = _iso_dates(frame.drop(columns=present))
     if features is not None:
         X, names = _model_columns(path, X, *features)
@@ -258,6 +265,75 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
     if label_names is None and drop_identifiers:
         X = _without_identifiers(path, X)
     return X, Y, [str(c) for c in X.columns], [str(c) for c in wanted]
+
+
+# A number written with a decimal comma: -1,5 or 0,126 or 3 or 2,5e-3.
+_DECIMAL_COMMA = r"[+-]?\d+(?:,\d+)?(?:[eE][+-]?\d+)?"
+
+
+def _decimal_commas(path, frame, sep):
+    """A file read with ``sep`` (";": every column as text) with its columns of numbers made numbers.
+
+    With ";", a column whose every value is a number with a decimal comma
+    or none (``0,126``) becomes float; pandas reads the other columns'
+    types from the text as it would have read them.  Said on standard error.
+    """
+    import io
+
+    import pandas as pd
+
+    if sep == ";":
+        numeric = []
+        for name in frame.columns:
+            values = frame[name].dropna().str.strip()
+            if len(values) and values.str.fullmatch(_DECIMAL_COMMA).all() and values.str.contains(",").any():
+                frame[name] = frame[name].str.replace(",", ".", regex=False)
+                numeric.append(name)
+        # Every column back through pandas' own type inference (the commas now points).
+        buffer = io.StringIO()
+        frame.to_csv(buffer, index=False)
+        buffer.seek(0)
+        frame = pd.read_csv(buffer)
+        said = f", decimal commas in {', '.join(map(repr, numeric))}" if numeric else ""
+    else:
+        said = ""
+    print(f"note: {path}: read as separated by {sep!r}{said}", file=sys.stderr)
+    return frame
+
+
+# Label columns written as words: the word that means "present", by the words a column holds.
+_LABEL_WORDS = {frozenset({"yes", "no"}): "yes", frozenset({"true", "false"}): "true"}
+
+
+def _yes_no_labels(path, Y):
+    """A CSV file's label columns with yes/no or true/false words (any case) read as 1/0, said.
+
+    pandas reads True/False itself (a boolean column, made 0/1 here so that
+    it mixes with 0/1 columns); MULAN's ARFF loader reads ``{FALSE,TRUE}``
+    labels the same way.  Any other text is left for the estimator's message.
+    """
+    import pandas as pd
+
+    converted = []
+    for name in Y.columns:
+        column = Y[name]
+        if pd.api.types.is_bool_dtype(column.dtype):   # True/False beside 0/1 columns: one numeric dtype
+            Y = Y.assign(**{name: column.astype("uint8")})
+            continue
+        if not (pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype)):
+            continue
+        if column.isna().any() or not all(isinstance(v, str) for v in column):
+            continue
+        words = {v.strip().lower() for v in column}
+        for pair, positive in _LABEL_WORDS.items():
+            if words <= pair:
+                Y = Y.assign(**{name: (column.str.strip().str.lower() == positive).astype("uint8")})
+                converted.append(f"{name!r} ({positive})")
+                break
+    if converted:
+        print(f"note: {path}: label column(s) {', '.join(converted)} read as 1 for the word in brackets, 0 for "
+              "the other", file=sys.stderr)
+    return Y
 
 
 def _without_identifiers(path, X):
@@ -499,7 +575,8 @@ def _run_evaluate(args, out):
         P = model.predict(X)
     except ValueError as exc:
         raise CommandError(f"{args.test}: {exc}") from None
-    P = np.asarray(P.toarray() if hasattr(P, "toarray") else P)
+    # 0/1 integers whatever dtype the model gives back (one fitted on an object Y gave objects).
+    P = np.asarray(P.toarray() if hasattr(P, "toarray") else P).astype(np.uint8)
     lengths = [r.n_literals for r in model.rules_]
     rows = [("micro-F1", f1_score(Y, P, average="micro", zero_division=0)),
             ("macro-F1", f1_score(Y, P, average="macro", zero_division=0)),

@@ -127,6 +127,36 @@ def test_csv_identifier_column_is_left_out_and_said(tmp_path):
     assert "record" in json.dumps(json.loads((tmp_path / "paper.json").read_text())["features"])
 
 
+def test_csv_as_spreadsheets_write_it(tmp_path):
+    """";"-separated with decimal commas, or tab-separated, and labels written yes/no or True/False
+    beside 0/1 columns: read as the comma-separated 0/1 file they stand for (each said), the same rules."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    n = 200
+    frame = pd.DataFrame({"x1": rng.normal(size=n).round(3), "x2": rng.randint(0, 3, n),
+                          "colour": rng.choice(["red", "blue"], n)})
+    A, B, C = (frame.x1 > 0.3), (frame.x2 == 2), (frame.colour == "red") & (frame.x1 < 0)
+    frame.assign(A=A.astype(int), B=B.astype(int), C=C.astype(int)).to_csv(tmp_path / "plain.csv", index=False)
+    words = frame.assign(A=np.where(A, "Yes", "No"), B=B, C=C.astype(int))   # yes/no, True/False, 0/1
+    words.to_csv(tmp_path / "semi.csv", sep=";", decimal=",", index=False)
+    words.to_csv(tmp_path / "tab.csv", sep="\t", index=False)
+    runs = {name: corset("fit", name, "--labels", "A,B,C", "-o", name + ".json", "--quiet", cwd=tmp_path)
+            for name in ("plain.csv", "semi.csv", "tab.csv")}
+    assert all(run.returncode == 0 for run in runs.values()), {k: r.stderr for k, r in runs.items()}
+    assert runs["semi.csv"].stdout.splitlines()[:-1] == runs["plain.csv"].stdout.splitlines()[:-1]
+    assert runs["tab.csv"].stdout.splitlines()[:-1] == runs["plain.csv"].stdout.splitlines()[:-1]
+    assert "note: semi.csv: read as separated by ';', decimal commas in 'x1'" in runs["semi.csv"].stderr
+    assert "note: tab.csv: read as separated by '\\t'" in runs["tab.csv"].stderr
+    assert "label column(s) 'A' (yes) read as 1" in runs["semi.csv"].stderr
+    # Labels of several types in one file are scored as 0/1 (a boolean and an integer column used to
+    # give predictions of dtype object, which scikit-learn's metrics refused).
+    plain = corset("evaluate", "plain.csv.json", "plain.csv", cwd=tmp_path)
+    for name in ("semi.csv", "tab.csv"):
+        result = corset("evaluate", name + ".json", name, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.splitlines()[1:] == plain.stdout.splitlines()[1:]
+
+
 def test_arff_nominal_identifier_is_left_out_and_said(tmp_path):
     """A nominal ARFF attribute with a different value in every training record (genbase-style
     protein names) is left out at fit, and the test file's copy of it at evaluate, each with a note."""

@@ -121,6 +121,22 @@ def test_an_identifier_column_is_warned_about():
         CorsetClassifier(random_state=0).fit(X.assign(id=X["id"].where(np.arange(n) > 0, "track-0001")), Y)
 
 
+def test_text_labels_beside_booleans_get_a_message_and_mixed_numbers_predict_integers():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    X = pd.DataFrame({"x": rng.normal(size=120)})
+    Y = pd.DataFrame({"A": np.where(X.x > 0, "yes", "no"), "B": X.x < -1})
+    with pytest.raises(ValueError, match=re.escape("Y mixes text labels with numbers or booleans: column 'A' holds "
+                                                   "['no', 'yes']; every label must be 0 or 1: mark the value that "
+                                                   "means 'present', e.g. (Y['A'] == 'yes').astype(int)")):
+        CorsetClassifier(random_state=0).fit(X, Y)
+    # A boolean and an integer column (an object array): 0/1 integers back, which metrics read.
+    Y = Y.assign(A=(X.x > 0).astype(int))
+    predicted = CorsetClassifier(random_state=0).fit(X, Y).predict(X)
+    assert predicted.dtype == np.uint8
+    assert f1_score(Y.astype(int), predicted, average="micro") > 0.9
+
+
 def test_no_feature_is_said_of_all_of_x():
     """X without columns: the error gives X's shape, not that of the internal validation's first fold."""
     pd = pytest.importorskip("pandas")

@@ -117,11 +117,14 @@ PAPER_PRESET = {
 """The parameters of :meth:`CorsetClassifier.paper`: Algorithm 1 as the paper's experiments run it."""
 
 
-def _check_label_values(Y):
+def _check_label_values(Y, columns=None):
     """Clear errors for the label matrices users hold by mistake, before any conversion.
 
     A list of label lists (the input of MultiLabelBinarizer), labels coded -1/+1,
-    and missing labels each get one message saying what to do.
+    missing labels, and text labels mixed with numbers or booleans (a CSV
+    file's "yes"/"no" column beside a True/False one) each get one message
+    saying what to do; ``columns``: Y's column names (a DataFrame's), to name
+    the column.
     """
     if sp.issparse(Y):
         values = Y.data
@@ -140,6 +143,16 @@ def _check_label_values(Y):
     if values.dtype.kind == "c":
         raise ValueError("Complex data not supported: Y holds complex numbers; every label must be 0 or 1 in "
                          "every record")
+    if values.dtype.kind == "O" and values.ndim == 2 and values.size:
+        is_text = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)(values).astype(bool)
+        if is_text.any() and not is_text.all():   # np.unique would fail to order 'yes' and True
+            k = int(np.flatnonzero(is_text.any(axis=0))[0])
+            column = repr(columns[k]) if columns is not None else str(k)
+            seen = sorted({str(v) for v in values[:, k]})
+            example = f"Y[{column}]" if columns is not None else f"Y[:, {k}]"
+            raise ValueError(f"Y mixes text labels with numbers or booleans: column {column} holds {seen[:5]}; every "
+                             f"label must be 0 or 1: mark the value that means 'present', e.g. "
+                             f"({example} == {seen[-1]!r}).astype(int)")
     if values.dtype.kind == "f" and not np.isfinite(values).all():
         if np.isnan(values).any():
             raise ValueError("Input y contains NaN: a missing label; every label must be 0 or 1 in every record")
@@ -1164,7 +1177,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if hasattr(Y, "to_numpy"):  # pandas DataFrame or Series
             names = [str(c) for c in Y.columns] if getattr(Y, "ndim", 1) == 2 else None
             Y = Y.to_numpy()
-        _check_label_values(Y)
+        _check_label_values(Y, names)
         if sp.issparse(Y):
             Y = sp.csr_array(Y)
             if Y.ndim != 2:
@@ -1197,7 +1210,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                     raise ValueError(f"Y must be a binary (0/1) indicator matrix; got a {target!r} target: it "
                                      f"holds other values, e.g. {other}{_text_labels_hint(Y)}")
                 Yb = check_binary_matrix(Y, "Y")
-                output = {"kind": "dense", "dtype": np.dtype(Y.dtype).str}
+                # Predictions in Y's dtype, as scikit-learn's classifiers give them; an object Y (a
+                # DataFrame of boolean and integer columns) gets 0/1 integers, which metrics can read.
+                output = {"kind": "dense", "dtype": np.dtype(np.uint8 if Y.dtype.kind == "O" else Y.dtype).str}
             else:
                 raise ValueError(f"Y must be a binary indicator matrix of shape (n_samples, n_labels) or a "
                                  f"1-D binary y; got an array of shape {Y.shape}")
