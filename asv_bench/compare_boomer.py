@@ -131,7 +131,9 @@ def boomer_in_child(python, X_train, Y_train, X_test, Y_test, repeats, seed, def
         child = Path(__file__).resolve().parent / "boomer_child.py"
         done = subprocess.run([python, str(child), str(path), str(repeats), str(seed)]
                               + (["--default-threads"] if default_threads else []), capture_output=True,
-                              text=True, check=True)
+                              text=True)
+        if done.returncode != 0:   # BOOMER's own message, not only the exit status
+            raise ValueError(f"BOOMER's fit in {python} failed: {done.stderr.strip().splitlines()[-1:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
     return result["times"], result["f1"], result["version"]
 
@@ -163,6 +165,8 @@ def file_benchmark(train, test, labels=None, label_xml=None, n_labels=None):
     from corset.cli import _read_data
     from corset.model._features import _temporal_kind, _temporal_seconds
 
+    from corset.model import CorsetClassifier
+
     X_train, Y_train, _, label_names = _read_data(train, label_xml=label_xml, n_labels=n_labels, labels=labels)
     if Y_train is None:
         raise ValueError(f"{train}: no label columns found")
@@ -172,29 +176,48 @@ def file_benchmark(train, test, labels=None, label_xml=None, n_labels=None):
                                       features=([str(c) for c in X_train.columns], True) if frame else None)
     if Y_test is None:
         raise ValueError(f"{test}: the training file's label columns are not all in it")
-    Y_train, Y_test = (np.asarray(Y.toarray() if sp.issparse(Y) else Y, dtype=np.uint8) for Y in (Y_train, Y_test))
+    # corset's own checks of the labels (0/1, none missing), then one 0/1 matrix for both learners.
+    checked = []
+    for path, Y in ((train, Y_train), (test, Y_test)):
+        try:
+            checked.append(CorsetClassifier()._validate_y(Y, None)[0].toarray().astype(np.uint8))
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+    Y_train, Y_test = checked
     if not frame:
         return X_train, X_test, X_train, X_test, Y_train, Y_test
 
-    def numbers(X, encoder=None):
-        parts, nominal = [], []
+    # Each column's kind as in the training file: the test file's must read the same way.
+    kinds = {}
+    for name in X_train.columns:
+        dtype = X_train[name].dtype
+        kinds[name] = (_temporal_kind(dtype) or ("number" if pd.api.types.is_bool_dtype(dtype)
+                                                 or pd.api.types.is_numeric_dtype(dtype) else "nominal"))
+
+    def numbers(X, path, encoder=None):
+        parts, nominal = [], [name for name in X.columns if kinds[name] == "nominal"]
         for name in X.columns:
-            column = X[name]
-            kind = _temporal_kind(column.dtype)
-            if kind is not None:   # seconds, as corset cuts them, whatever the column's resolution
+            column, kind = X[name], kinds[name]
+            if kind == "nominal":
+                continue
+            if kind in ("datetime", "timedelta"):
+                if _temporal_kind(column.dtype) != kind:
+                    raise ValueError(f"{path}: column {name!r} holds values that are not {kind}s, unlike {train}'s")
                 parts.append(_temporal_seconds(column, kind, name)[:, None])
-            elif pd.api.types.is_bool_dtype(column.dtype) or pd.api.types.is_numeric_dtype(column.dtype):
-                parts.append(column.to_numpy(dtype=np.float64)[:, None])
-            else:
-                nominal.append(name)
+                continue
+            try:
+                parts.append(pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64)[:, None])
+            except (TypeError, ValueError):
+                raise ValueError(f"{path}: column {name!r} holds values that are not numbers, unlike {train}'s") \
+                    from None
         if nominal:
             if encoder is None:
                 encoder = OneHotEncoder(handle_unknown="ignore", sparse_output=False).fit(X[nominal].astype(str))
             parts.append(encoder.transform(X[nominal].astype(str)))
         return np.hstack(parts) if parts else np.zeros((len(X), 0)), encoder
 
-    B_train, encoder = numbers(X_train)
-    B_test, _ = numbers(X_test, encoder)
+    B_train, encoder = numbers(X_train, train)
+    B_test, _ = numbers(X_test, test, encoder)
     return X_train, X_test, B_train, B_test, Y_train, Y_test
 
 
@@ -302,8 +325,13 @@ def main(argv=None):
     print(format_row(COLUMNS))
     print(format_row(["-" * w for w in WIDTHS]))
     if matrices is not None:
-        print(format_row(compare(Path(args.files[0]).stem[:WIDTHS[0]], args.repeats, args.seed, args.boomer_python,
-                                 default_threads=args.default_threads, matrices=matrices)), flush=True)
+        try:
+            row = compare(Path(args.files[0]).stem[:WIDTHS[0]], args.repeats, args.seed, args.boomer_python,
+                          default_threads=args.default_threads, matrices=matrices)
+        except ValueError as exc:   # what corset or BOOMER refused in one's own data
+            print(f"compare_boomer: {exc}", file=sys.stderr)
+            return 2
+        print(format_row(row), flush=True)
         return 0
     for name in args.datasets or DEFAULT_DATASETS:
         # A row as soon as it is ready: slow datasets show progress.

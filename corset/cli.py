@@ -235,25 +235,27 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
     import pandas as pd
 
     try:
-        frame = pd.read_csv(path)
-        header = str(frame.columns[0]) if frame.shape[1] == 1 else ""
-        others = {sep: header.count(sep) for sep in ";\t|" if header.count(sep)}
-        if others:
-            # One column whose name holds another separator: a file separated by ";" (with decimal
-            # commas, as spreadsheets write it where the comma is the decimal mark), tabs or "|".
-            sep = max(others, key=others.get)
-            frame = _decimal_commas(path, pd.read_csv(path, sep=sep, dtype=str if sep == ";" else None), sep)
+        # The separator from the header alone: a comma read of a ";" file can fail on a later row
+        # before the header says anything.  One column whose name holds ";", a tab or "|": a file
+        # separated by it (";" with decimal commas, as spreadsheets write it where the comma is the
+        # decimal mark).
+        header = pd.read_csv(path, nrows=0).columns
+        others = {sep: str(header[0]).count(sep) for sep in ";\t|"} if len(header) == 1 else {}
+        sep = max(others, key=others.get) if others and max(others.values()) else ","
+        frame = pd.read_csv(path, sep=sep)
+        frame.columns = _stripped(frame.columns)
+        if sep == ";":
+            frame = _decimal_commas(path, frame, pd.read_csv(path, sep=sep, decimal=","))
+        elif sep != ",":
+            print(f"note: {path}: read as separated by {sep!r}", file=sys.stderr)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise CommandError(f"{path}: not a readable CSV file: {exc}") from None
-    stripped = [str(c).strip() for c in frame.columns]
-    if len(set(stripped)) == len(stripped):   # a header written "a, b": columns a and b
-        frame.columns = stripped
     if labels is None and label_names is None:
         raise CommandError(f"{path}: name the label columns of a CSV file with --labels COL,...")
     wanted = list(labels) if labels is not None else list(label_names)
     missing = [c for c in wanted if c not in frame.columns]
     if missing and (labels is not None or labels_required):
-        said = " (--labels)" if labels is not None else ", a label of the model"
+        said = " (--labels)" if labels is not None else ", a label of the training data"
         raise CommandError(f"{path}: no column {missing[0]!r}{said}; the columns are "
                            f"{', '.join(map(str, frame.columns[:10]))}{', ...' if frame.shape[1] > 10 else ''}")
     present = [c for c in wanted if c in frame.columns]
@@ -267,46 +269,40 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
     return X, Y, [str(c) for c in X.columns], [str(c) for c in wanted]
 
 
-# A number written with a decimal comma: -1,5 or 0,126 or 3 or 2,5e-3.
-_DECIMAL_COMMA = r"[+-]?\d+(?:,\d+)?(?:[eE][+-]?\d+)?"
+def _stripped(columns):
+    """Column names without the spaces around them (a header written "a, b"), unless that merges two."""
+    stripped = [str(c).strip() for c in columns]
+    return stripped if len(set(stripped)) == len(stripped) else list(columns)
 
 
-def _decimal_commas(path, frame, sep):
-    """A file read with ``sep`` (";": every column as text) with its columns of numbers made numbers.
+def _decimal_commas(path, frame, commas):
+    """A ";"-separated file's columns: ``frame`` read with decimal points, ``commas`` with decimal commas.
 
-    With ";", a column whose every value is a number with a decimal comma
-    or none (``0,126``) becomes float; pandas reads the other columns'
-    types from the text as it would have read them.  Said on standard error.
+    A column that is text with decimal points and numbers with decimal
+    commas (``0,126``) is taken from ``commas``; every other column as
+    ``frame`` has it (numbers with decimal points, text, dates).  Said on
+    standard error, with the columns read with decimal commas.
     """
-    import io
-
     import pandas as pd
 
-    if sep == ";":
-        numeric = []
-        for name in frame.columns:
-            values = frame[name].dropna().str.strip()
-            if len(values) and values.str.fullmatch(_DECIMAL_COMMA).all() and values.str.contains(",").any():
-                frame[name] = frame[name].str.replace(",", ".", regex=False)
-                numeric.append(name)
-        # Every column back through pandas' own type inference (the commas now points).
-        buffer = io.StringIO()
-        frame.to_csv(buffer, index=False)
-        buffer.seek(0)
-        frame = pd.read_csv(buffer)
-        said = f", decimal commas in {', '.join(map(repr, numeric))}" if numeric else ""
-    else:
-        said = ""
-    print(f"note: {path}: read as separated by {sep!r}{said}", file=sys.stderr)
+    commas.columns = frame.columns
+    taken = [name for name in frame.columns
+             if not pd.api.types.is_numeric_dtype(frame[name].dtype)
+             and pd.api.types.is_float_dtype(commas[name].dtype) and frame[name].notna().any()]
+    if taken:
+        frame = frame.assign(**{name: commas[name] for name in taken})
+    shown = ", ".join(map(repr, taken[:10])) + (f", ... ({len(taken)} columns)" if len(taken) > 10 else "")
+    said = f", decimal commas in {shown}" if taken else ""
+    print(f"note: {path}: read as separated by ';'{said}", file=sys.stderr)
     return frame
 
 
 # Label columns written as words: the word that means "present", by the words a column holds.
-_LABEL_WORDS = {frozenset({"yes", "no"}): "yes", frozenset({"true", "false"}): "true"}
+_LABEL_WORDS = {frozenset({"yes", "no"}): "yes", frozenset({"true", "false"}): "true", frozenset({"y", "n"}): "y"}
 
 
 def _yes_no_labels(path, Y):
-    """A CSV file's label columns with yes/no or true/false words (any case) read as 1/0, said.
+    """A CSV file's label columns with yes/no, y/n or true/false words (any case) read as 1/0, said.
 
     pandas reads True/False itself (a boolean column, made 0/1 here so that
     it mixes with 0/1 columns); MULAN's ARFF loader reads ``{FALSE,TRUE}``

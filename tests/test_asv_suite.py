@@ -127,3 +127,23 @@ def test_compare_boomer_reads_ones_own_files(tmp_path, monkeypatch):
     np.testing.assert_allclose(B_train[:, 0], frame["x"].iloc[:40])
     assert np.all(np.diff(B_train[:, 1]) == 86400)
     np.testing.assert_array_equal(Y_test, frame[["A", "B"]].iloc[40:].to_numpy())
+
+
+def test_compare_boomer_refuses_what_corset_refuses_in_ones_own_files(tmp_path, monkeypatch):
+    """Labels are checked as corset checks them before both learners get one 0/1 matrix (-1/+1 used to
+    become 255, a missing label 0), and a test column that does not read as the training one is named."""
+    pd = pytest.importorskip("pandas")
+    monkeypatch.syspath_prepend(str(BENCH))
+    import compare_boomer
+
+    frame = pd.DataFrame({"x": np.arange(40.0), "A": [0, 1] * 20, "B": [1, 0, 0, 1] * 10})
+    frame.to_csv(tmp_path / "train.csv", index=False)
+    frame.assign(A=2 * frame.A - 1, B=2 * frame.B - 1).to_csv(tmp_path / "signs.csv", index=False)
+    frame.assign(A=frame.A.where(frame.index != 3)).to_csv(tmp_path / "missing.csv", index=False)
+    frame.astype({"x": object}).assign(x=["?"] + list(frame.x[1:])).to_csv(tmp_path / "question.csv", index=False)
+    for train, test, message in [("signs.csv", "train.csv", "signs.csv: Y holds -1 and 1"),
+                                 ("missing.csv", "train.csv", "missing.csv: Input y contains NaN: a missing label"),
+                                 ("train.csv", "question.csv",
+                                  "question.csv: column 'x' holds values that are not numbers, unlike")]:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            compare_boomer.file_benchmark(tmp_path / train, tmp_path / test, labels=["A", "B"])

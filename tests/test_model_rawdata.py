@@ -128,8 +128,19 @@ def test_text_labels_beside_booleans_get_a_message_and_mixed_numbers_predict_int
     Y = pd.DataFrame({"A": np.where(X.x > 0, "yes", "no"), "B": X.x < -1})
     with pytest.raises(ValueError, match=re.escape("Y mixes text labels with numbers or booleans: column 'A' holds "
                                                    "['no', 'yes']; every label must be 0 or 1: mark the value that "
-                                                   "means 'present', e.g. (Y['A'] == 'yes').astype(int)")):
+                                                   "means 'present' as 1 and the other as 0, e.g. (Y['A'] == "
+                                                   "'yes').astype(int)")):
         CorsetClassifier(random_state=0).fit(X, Y)
+    # Words that say nothing of which means "present" get no guess; 1-D y and missing labels alike.
+    for labels, message in [(Y.assign(A=np.where(X.x > 0, "ja", "nein")), "(Y['A'] == 'ja')"),
+                            (Y.assign(A=np.where(X.x > 0, "red", "blue")), "(Y['A'] == VALUE).astype(int) for the "
+                                                                            "VALUE that means present"),
+                            (pd.Series(["yes", False] * 60, dtype=object), "it holds ['False', 'yes']"),
+                            (Y.assign(A=pd.array([0, 1, None] * 40, dtype="Int64")),
+                             "Y holds a missing label (in column 'A')"),
+                            (Y.assign(A=np.where(X.x > 0, "yes", None)), "Y holds a missing label (in column 'A')")]:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            CorsetClassifier(random_state=0).fit(X, labels)
     # A boolean and an integer column (an object array): 0/1 integers back, which metrics read.
     Y = Y.assign(A=(X.x > 0).astype(int))
     predicted = CorsetClassifier(random_state=0).fit(X, Y).predict(X)

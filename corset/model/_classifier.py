@@ -143,16 +143,28 @@ def _check_label_values(Y, columns=None):
     if values.dtype.kind == "c":
         raise ValueError("Complex data not supported: Y holds complex numbers; every label must be 0 or 1 in "
                          "every record")
-    if values.dtype.kind == "O" and values.ndim == 2 and values.size:
-        is_text = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)(values).astype(bool)
+    if values.dtype.kind == "O" and values.ndim in (1, 2) and values.size:
+        grid = values.reshape(len(values), -1)
+        where = lambda test: np.frompyfunc(test, 1, 1)(grid).astype(bool)  # noqa: E731
+        column = lambda k: (repr(columns[k]) if columns is not None else str(k))  # noqa: E731
+        # None, NaN or pandas' NA: np.unique would fail to order them, or call NA ambiguous.
+        missing = where(lambda v: v is None or type(v).__name__ == "NAType" or (isinstance(v, float) and v != v))
+        if missing.any():
+            k = int(np.flatnonzero(missing.any(axis=0))[0])
+            where_ = f" (in column {column(k)})" if values.ndim == 2 else ""
+            raise ValueError(f"Y holds a missing label{where_}; every label must be 0 or 1 in every record")
+        is_text = where(lambda v: isinstance(v, str))
         if is_text.any() and not is_text.all():   # np.unique would fail to order 'yes' and True
             k = int(np.flatnonzero(is_text.any(axis=0))[0])
-            column = repr(columns[k]) if columns is not None else str(k)
-            seen = sorted({str(v) for v in values[:, k]})
-            example = f"Y[{column}]" if columns is not None else f"Y[:, {k}]"
-            raise ValueError(f"Y mixes text labels with numbers or booleans: column {column} holds {seen[:5]}; every "
-                             f"label must be 0 or 1: mark the value that means 'present', e.g. "
-                             f"({example} == {seen[-1]!r}).astype(int)")
+            seen = sorted({str(v) for v in grid[:, k]})
+            example = (f"Y[{column(k)}]" if columns is not None else f"Y[:, {k}]") if values.ndim == 2 else "y"
+            positive = _present_word(seen)
+            how = (f"e.g. ({example} == {positive!r}).astype(int)" if positive is not None
+                   else f"e.g. ({example} == VALUE).astype(int) for the VALUE that means present")
+            which = f"column {column(k)}" if values.ndim == 2 else "it"
+            raise ValueError(f"Y mixes text labels with numbers or booleans: {which} holds {seen[:5]}; every "
+                             f"label must be 0 or 1: mark the value that means 'present' as 1 and the other as 0, "
+                             f"{how}")
     if values.dtype.kind == "f" and not np.isfinite(values).all():
         if np.isnan(values).any():
             raise ValueError("Input y contains NaN: a missing label; every label must be 0 or 1 in every record")
@@ -163,6 +175,18 @@ def _check_label_values(Y, columns=None):
         if seen.size <= 3 and -1 in seen and not np.setdiff1d(seen, [-1, 0, 1]).size:
             raise ValueError("Y holds -1 and 1: a multi-label Y must be a 0/1 indicator matrix; use 0 for "
                              "'label absent', e.g. (Y > 0).astype(int)")
+
+
+# Words that mean "present" in a column of two label words (any case).
+_PRESENT_WORDS = ("true", "1", "yes", "y", "t", "present", "positive", "pos", "ja", "oui", "si", "sí")
+
+
+def _present_word(values):
+    """The value of ``values`` (two label words, as text) that means "present", or None if none says so."""
+    if len(values) != 2:
+        return None
+    spelled = {str(v).strip().lower(): str(v) for v in values}
+    return next((spelled[word] for word in _PRESENT_WORDS if word in spelled), None)
 
 
 def _text_labels_hint(Y):
@@ -178,10 +202,7 @@ def _text_labels_hint(Y):
         values = np.unique(Y.astype(str))
     except (TypeError, ValueError):
         return ""
-    if values.size != 2:
-        return ""
-    spelled = {str(v).lower(): str(v) for v in values}
-    positive = next((spelled[word] for word in ("true", "1", "yes") if word in spelled), None)
+    positive = _present_word(values)
     if positive is None:
         return ""
     return (f"; for labels given as text, mark the value that means 'present', e.g. "
