@@ -129,11 +129,15 @@ def boomer_in_child(python, X_train, Y_train, X_test, Y_test, repeats, seed, def
         else:   # dense raw numbers stay dense, as BOOMER gets them in the experiments
             np.savez(path, xtr=np.asarray(X_train), xte=np.asarray(X_test), **Y)
         child = Path(__file__).resolve().parent / "boomer_child.py"
-        done = subprocess.run([python, str(child), str(path), str(repeats), str(seed)]
-                              + (["--default-threads"] if default_threads else []), capture_output=True,
-                              text=True)
+        try:
+            done = subprocess.run([python, str(child), str(path), str(repeats), str(seed)]
+                                  + (["--default-threads"] if default_threads else []), capture_output=True,
+                                  text=True)
+        except OSError as exc:   # no such interpreter
+            raise ValueError(f"--boomer-python {python}: {exc.strerror}") from None
         if done.returncode != 0:   # BOOMER's own message, not only the exit status
-            raise ValueError(f"BOOMER's fit in {python} failed: {done.stderr.strip().splitlines()[-1:]}")
+            last = (done.stderr.strip().splitlines() or ["(nothing on standard error)"])[-1]
+            raise ValueError(f"BOOMER's fit in {python} ended with status {done.returncode}: {last}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
     return result["times"], result["f1"], result["version"]
 
@@ -200,6 +204,8 @@ def file_benchmark(train, test, labels=None, label_xml=None, n_labels=None):
             column, kind = X[name], kinds[name]
             if kind == "nominal":
                 continue
+            if kind == "number" and _temporal_kind(column.dtype) is not None:
+                raise ValueError(f"{path}: column {name!r} holds dates or durations, unlike {train}'s numbers")
             if kind in ("datetime", "timedelta"):
                 if _temporal_kind(column.dtype) != kind:
                     raise ValueError(f"{path}: column {name!r} holds values that are not {kind}s, unlike {train}'s")
@@ -211,9 +217,13 @@ def file_benchmark(train, test, labels=None, label_xml=None, n_labels=None):
                 raise ValueError(f"{path}: column {name!r} holds values that are not numbers, unlike {train}'s") \
                     from None
         if nominal:
+            # As text, the way the training file wrote them: a test column of numbers only (pandas
+            # reads it as floats, 1.0) must give "1", as the training column's "1" did.
+            text = X[nominal].apply(lambda c: c.map(lambda v: str(int(v)) if isinstance(v, float) and v.is_integer()
+                                                   else str(v)))
             if encoder is None:
-                encoder = OneHotEncoder(handle_unknown="ignore", sparse_output=False).fit(X[nominal].astype(str))
-            parts.append(encoder.transform(X[nominal].astype(str)))
+                encoder = OneHotEncoder(handle_unknown="ignore", sparse_output=False).fit(text)
+            parts.append(encoder.transform(text))
         return np.hstack(parts) if parts else np.zeros((len(X), 0)), encoder
 
     B_train, encoder = numbers(X_train, train)

@@ -242,10 +242,12 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
         header = pd.read_csv(path, nrows=0).columns
         others = {sep: str(header[0]).count(sep) for sep in ";\t|"} if len(header) == 1 else {}
         sep = max(others, key=others.get) if others and max(others.values()) else ","
-        frame = pd.read_csv(path, sep=sep)
+        # low_memory=False: each column's type from all its rows (not chunk by chunk, which warns
+        # where a column of whole numbers meets a decimal comma late in a large file).
+        frame = pd.read_csv(path, sep=sep, low_memory=False)
         frame.columns = _stripped(frame.columns)
         if sep == ";":
-            frame = _decimal_commas(path, frame, pd.read_csv(path, sep=sep, decimal=","))
+            frame = _decimal_commas(path, frame, pd.read_csv(path, sep=sep, decimal=",", low_memory=False))
         elif sep != ",":
             print(f"note: {path}: read as separated by {sep!r}", file=sys.stderr)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -290,7 +292,9 @@ def _decimal_commas(path, frame, commas):
              if not pd.api.types.is_numeric_dtype(frame[name].dtype)
              and pd.api.types.is_float_dtype(commas[name].dtype) and frame[name].notna().any()]
     if taken:
-        frame = frame.assign(**{name: commas[name] for name in taken})
+        frame = frame.copy()
+        for name in taken:   # not assign(**...): a column may be named "self"
+            frame[name] = commas[name]
     shown = ", ".join(map(repr, taken[:10])) + (f", ... ({len(taken)} columns)" if len(taken) > 10 else "")
     said = f", decimal commas in {shown}" if taken else ""
     print(f"note: {path}: read as separated by ';'{said}", file=sys.stderr)
@@ -314,16 +318,18 @@ def _yes_no_labels(path, Y):
     for name in Y.columns:
         column = Y[name]
         if pd.api.types.is_bool_dtype(column.dtype):   # True/False beside 0/1 columns: one numeric dtype
-            Y = Y.assign(**{name: column.astype("uint8")})
+            Y = Y.copy()
+            Y[name] = column.astype("uint8")
             continue
         if not (pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype)):
             continue
-        if column.isna().any() or not all(isinstance(v, str) for v in column):
+        if not len(column) or column.isna().any() or not all(isinstance(v, str) for v in column):
             continue
         words = {v.strip().lower() for v in column}
         for pair, positive in _LABEL_WORDS.items():
             if words <= pair:
-                Y = Y.assign(**{name: (column.str.strip().str.lower() == positive).astype("uint8")})
+                Y = Y.copy()
+                Y[name] = (column.str.strip().str.lower() == positive).astype("uint8")
                 converted.append(f"{name!r} ({positive})")
                 break
     if converted:

@@ -147,3 +147,21 @@ def test_compare_boomer_refuses_what_corset_refuses_in_ones_own_files(tmp_path, 
                                   "question.csv: column 'x' holds values that are not numbers, unlike")]:
         with pytest.raises(ValueError, match=re.escape(message)):
             compare_boomer.file_benchmark(tmp_path / train, tmp_path / test, labels=["A", "B"])
+
+
+def test_compare_boomer_reads_a_nominal_test_column_of_numbers_as_text(tmp_path, monkeypatch):
+    """A nominal training column ("a", "b", "1", "2") whose test copy holds numbers only (pandas reads
+    1.0): BOOMER's one-hot columns of "1" and "2" are set, not left at zero; a missing interpreter is
+    named."""
+    pd = pytest.importorskip("pandas")
+    monkeypatch.syspath_prepend(str(BENCH))
+    import compare_boomer
+
+    pd.DataFrame({"c": ["a", "b", "1", "2"] * 10, "A": [0, 1] * 20}).to_csv(tmp_path / "train.csv", index=False)
+    pd.DataFrame({"c": [1, 2] * 5, "A": [0, 1] * 5}).to_csv(tmp_path / "test.csv", index=False)
+    _, _, B_train, B_test, Y_train, Y_test = compare_boomer.file_benchmark(tmp_path / "train.csv",
+                                                                          tmp_path / "test.csv", labels=["A"])
+    assert B_train.shape == (40, 4) and B_test.shape == (10, 4)   # c=1, c=2, c=a, c=b
+    np.testing.assert_array_equal(B_test[:2], [[1, 0, 0, 0], [0, 1, 0, 0]])
+    with pytest.raises(ValueError, match="--boomer-python /nonexistent/python: No such file or directory"):
+        compare_boomer.boomer_in_child("/nonexistent/python", B_train, Y_train, B_test, Y_test, 1, 0)

@@ -159,6 +159,23 @@ def test_csv_as_spreadsheets_write_it(tmp_path):
         assert result.stdout.splitlines()[1:] == plain.stdout.splitlines()[1:]
 
 
+def test_csv_odd_but_valid_headers(tmp_path):
+    """A ";" column and a label column named "self" (DataFrame.assign's own argument), and a file
+    with a header and no record, which must not be said to hold yes/no labels."""
+    (tmp_path / "self.csv").write_text("self;x;A\n" + "".join(f"{i % 3},5;{i};{'yes' if i % 2 else 'no'}\n"
+                                                               for i in range(40)))
+    result = corset("fit", "self.csv", "--labels", "A", "--quiet", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "decimal commas in 'self'" in result.stderr and "label column(s) 'A' (yes)" in result.stderr
+    (tmp_path / "self_label.csv").write_text("x,self\n" + "".join(f"{i},{'yes' if i % 2 else 'no'}\n"
+                                                                  for i in range(40)))
+    result = corset("fit", "self_label.csv", "--labels", "self", "--quiet", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    (tmp_path / "header.csv").write_text("x,A\n")
+    result = corset("fit", "header.csv", "--labels", "A", "--quiet", cwd=tmp_path)
+    assert result.returncode == 2 and "read as 1" not in result.stderr, result.stderr
+
+
 def test_arff_nominal_identifier_is_left_out_and_said(tmp_path):
     """A nominal ARFF attribute with a different value in every training record (genbase-style
     protein names) is left out at fit, and the test file's copy of it at evaluate, each with a note."""

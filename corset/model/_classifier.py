@@ -144,27 +144,7 @@ def _check_label_values(Y, columns=None):
         raise ValueError("Complex data not supported: Y holds complex numbers; every label must be 0 or 1 in "
                          "every record")
     if values.dtype.kind == "O" and values.ndim in (1, 2) and values.size:
-        grid = values.reshape(len(values), -1)
-        where = lambda test: np.frompyfunc(test, 1, 1)(grid).astype(bool)  # noqa: E731
-        column = lambda k: (repr(columns[k]) if columns is not None else str(k))  # noqa: E731
-        # None, NaN or pandas' NA: np.unique would fail to order them, or call NA ambiguous.
-        missing = where(lambda v: v is None or type(v).__name__ == "NAType" or (isinstance(v, float) and v != v))
-        if missing.any():
-            k = int(np.flatnonzero(missing.any(axis=0))[0])
-            where_ = f" (in column {column(k)})" if values.ndim == 2 else ""
-            raise ValueError(f"Y holds a missing label{where_}; every label must be 0 or 1 in every record")
-        is_text = where(lambda v: isinstance(v, str))
-        if is_text.any() and not is_text.all():   # np.unique would fail to order 'yes' and True
-            k = int(np.flatnonzero(is_text.any(axis=0))[0])
-            seen = sorted({str(v) for v in grid[:, k]})
-            example = (f"Y[{column(k)}]" if columns is not None else f"Y[:, {k}]") if values.ndim == 2 else "y"
-            positive = _present_word(seen)
-            how = (f"e.g. ({example} == {positive!r}).astype(int)" if positive is not None
-                   else f"e.g. ({example} == VALUE).astype(int) for the VALUE that means present")
-            which = f"column {column(k)}" if values.ndim == 2 else "it"
-            raise ValueError(f"Y mixes text labels with numbers or booleans: {which} holds {seen[:5]}; every "
-                             f"label must be 0 or 1: mark the value that means 'present' as 1 and the other as 0, "
-                             f"{how}")
+        _check_object_labels(values, columns)
     if values.dtype.kind == "f" and not np.isfinite(values).all():
         if np.isnan(values).any():
             raise ValueError("Input y contains NaN: a missing label; every label must be 0 or 1 in every record")
@@ -175,6 +155,47 @@ def _check_label_values(Y, columns=None):
         if seen.size <= 3 and -1 in seen and not np.setdiff1d(seen, [-1, 0, 1]).size:
             raise ValueError("Y holds -1 and 1: a multi-label Y must be a 0/1 indicator matrix; use 0 for "
                              "'label absent', e.g. (Y > 0).astype(int)")
+
+
+def _check_object_labels(values, columns):
+    """:func:`_check_label_values` for an object Y (or y): missing labels, and text mixed with others.
+
+    One pass over the values' types first: a Y of Python integers and
+    booleans (a DataFrame of integer and boolean columns) needs no more.
+    """
+    kinds = set(map(type, values.ravel().tolist()))
+    if all(issubclass(kind, (bool, int, np.bool_, np.integer)) for kind in kinds):
+        return
+    grid = values.reshape(len(values), -1)
+    where = lambda test: np.frompyfunc(test, 1, 1)(grid).astype(bool)  # noqa: E731
+    column = lambda k: repr(columns[k]) if columns is not None else str(k)  # noqa: E731
+    one_d = values.ndim == 1
+    # None, NaN, NaT or pandas' NA: np.unique would fail to order them, or call NA ambiguous.
+    missing = where(lambda v: v is None or type(v).__name__ in ("NAType", "NaTType")
+                    or (isinstance(v, float) and v != v))
+    if missing.any():
+        if one_d:
+            raise ValueError("y holds a missing value; every record needs its class")
+        k = int(np.flatnonzero(missing.any(axis=0))[0])
+        raise ValueError(f"Y holds a missing label (in column {column(k)}); every label must be 0 or 1 in every "
+                         "record")
+    is_text = where(lambda v: isinstance(v, str))
+    if not is_text.any() or is_text.all():
+        return
+    k = int(np.flatnonzero(is_text.any(axis=0))[0])
+    seen = sorted({str(v) for v in grid[:, k]})
+    if one_d:
+        raise ValueError(f"y mixes text with numbers or booleans: it holds {seen[:5]}; give its two classes as "
+                         "values of one kind (two words, or 0 and 1)")
+    if is_text[:, k].all():   # a text column beside others: which word means present?
+        example = f"Y[{column(k)}]" if columns is not None else f"Y[:, {k}]"
+        positive = _present_word(seen)
+        how = (f", e.g. ({example} == {positive!r}).astype(int)" if positive is not None
+               else f", e.g. ({example} == VALUE).astype(int) for the VALUE that means present")
+        raise ValueError(f"Y mixes text labels with numbers or booleans: column {column(k)} holds {seen[:5]}; every "
+                         f"label must be 0 or 1: mark the value that means 'present' as 1 and the other as 0{how}")
+    raise ValueError(f"Y's column {column(k)} mixes text with numbers or booleans ({seen[:5]}); every label must be "
+                     "0 or 1 in every record")
 
 
 # Words that mean "present" in a column of two label words (any case).
