@@ -20,6 +20,7 @@ training part and prints the rules it learnt and its micro-F1 on the rest.
 their sizes, from a scan of the file headers (no parsing).
 """
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -239,15 +240,17 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
         # before the header says anything.  One column whose name holds ";", a tab or "|": a file
         # separated by it (";" with decimal commas, as spreadsheets write it where the comma is the
         # decimal mark).
-        header = pd.read_csv(path, nrows=0).columns
+        encoding = _csv_encoding(path)
+        header = pd.read_csv(path, nrows=0, encoding=encoding).columns
         others = {sep: str(header[0]).count(sep) for sep in ";\t|"} if len(header) == 1 else {}
         sep = max(others, key=others.get) if others and max(others.values()) else ","
         # low_memory=False: each column's type from all its rows (not chunk by chunk, which warns
         # where a column of whole numbers meets a decimal comma late in a large file).
-        frame = pd.read_csv(path, sep=sep, low_memory=False)
+        read = functools.partial(pd.read_csv, path, sep=sep, encoding=encoding, low_memory=False)
+        frame = read()
         frame.columns = _stripped(frame.columns)
         if sep == ";":
-            frame = _decimal_commas(path, frame, pd.read_csv(path, sep=sep, decimal=",", low_memory=False))
+            frame = _decimal_commas(path, frame, read)
         elif sep != ",":
             print(f"note: {path}: read as separated by {sep!r}", file=sys.stderr)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -277,27 +280,57 @@ def _stripped(columns):
     return stripped if len(set(stripped)) == len(stripped) else list(columns)
 
 
-def _decimal_commas(path, frame, commas):
-    """A ";"-separated file's columns: ``frame`` read with decimal points, ``commas`` with decimal commas.
+def _csv_encoding(path):
+    """UTF-8, or, for a file that is not (a spreadsheet's export in Western Europe), cp1252, said;
+    latin-1 (every byte a character) where cp1252 leaves a byte undefined."""
+    import codecs
+
+    for encoding in ("utf-8", "cp1252"):
+        decoder = codecs.getincrementaldecoder(encoding)()
+        try:
+            with open(path, "rb") as file:   # a megabyte at a time: a large file is not held twice
+                for chunk in iter(lambda: file.read(1 << 20), b""):
+                    decoder.decode(chunk)
+                decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            continue
+        break
+    else:
+        encoding = "latin-1"
+    if encoding != "utf-8":
+        print(f"note: {path}: not UTF-8; read as {encoding}", file=sys.stderr)
+    return encoding
+
+
+def _decimal_commas(path, frame, read):
+    """A ";"-separated file's columns: ``frame`` read with decimal points; ``read(**options)`` reads again.
 
     A column that is text with decimal points and numbers with decimal
-    commas (``0,126``) is taken from ``commas``; every other column as
+    commas (``0,126``) is taken from a read with decimal commas; one that is
+    text in both, from a read with decimal commas and "." grouping
+    thousands (``1.234,5``), if it is numbers there.  Every other column as
     ``frame`` has it (numbers with decimal points, text, dates).  Said on
-    standard error, with the columns read with decimal commas.
+    standard error, with the columns read each way.
     """
     import pandas as pd
 
-    commas.columns = frame.columns
-    taken = [name for name in frame.columns
-             if not pd.api.types.is_numeric_dtype(frame[name].dtype)
-             and pd.api.types.is_float_dtype(commas[name].dtype) and frame[name].notna().any()]
-    if taken:
-        frame = frame.copy()
-        for name in taken:   # not assign(**...): a column may be named "self"
-            frame[name] = commas[name]
-    shown = ", ".join(map(repr, taken[:10])) + (f", ... ({len(taken)} columns)" if len(taken) > 10 else "")
-    said = f", decimal commas in {shown}" if taken else ""
-    print(f"note: {path}: read as separated by ';'{said}", file=sys.stderr)
+    said = []
+    for options, what in ((dict(decimal=","), "decimal commas"),
+                          (dict(decimal=",", thousands="."), "decimal commas and thousands points")):
+        text = [name for name in frame.columns
+                if not pd.api.types.is_numeric_dtype(frame[name].dtype) and frame[name].notna().any()]
+        if not text:
+            break
+        other = read(**options)
+        other.columns = frame.columns
+        taken = [name for name in text if pd.api.types.is_numeric_dtype(other[name].dtype)]
+        if taken:
+            frame = frame.copy()
+            for name in taken:   # not assign(**...): a column may be named "self"
+                frame[name] = other[name].astype("float64")
+            shown = ", ".join(map(repr, taken[:10])) + (f", ... ({len(taken)} columns)" if len(taken) > 10 else "")
+            said.append(f"{what} in {shown}")
+    print(f"note: {path}: read as separated by ';'{''.join(', ' + part for part in said)}", file=sys.stderr)
     return frame
 
 

@@ -159,6 +159,30 @@ def test_csv_as_spreadsheets_write_it(tmp_path):
         assert result.stdout.splitlines()[1:] == plain.stdout.splitlines()[1:]
 
 
+def test_csv_from_a_german_spreadsheet(tmp_path):
+    """cp1252, ";", decimal commas with "." grouping thousands (5.292,2), CRLF line ends, umlauts in
+    names: the same rules as the plain UTF-8 comma file of the same data, each reading said."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    n = 120
+    x = (rng.normal(size=n) * 3000).round(1)
+    frame = pd.DataFrame({"Größe": x, "x2": rng.randint(0, 3, n), "Farbe": rng.choice(["grün", "rot"], n),
+                          "A": (x > 1000).astype(int)})
+    frame["B"] = (frame.x2 == 2).astype(int)
+    frame.to_csv(tmp_path / "plain.csv", index=False)
+    german = [f"{v:,.1f}".replace(",", " ").replace(".", ",").replace(" ", ".") for v in x]
+    lines = [";".join(frame.columns)] + [";".join([g, str(r.x2), r.Farbe, str(r.A), str(r.B)])
+                                         for g, r in zip(german, frame.itertuples())]
+    assert any("." in g and "," in g for g in german)
+    (tmp_path / "de.csv").write_bytes(("\r\n".join(lines) + "\r\n").encode("cp1252"))
+    plain = corset("fit", "plain.csv", "--labels", "A,B", "--quiet", cwd=tmp_path)
+    de = corset("fit", "de.csv", "--labels", "A,B", "--quiet", cwd=tmp_path)
+    assert plain.returncode == 0 and de.returncode == 0, de.stderr
+    assert de.stdout == plain.stdout
+    assert "note: de.csv: not UTF-8; read as cp1252" in de.stderr
+    assert "decimal commas and thousands points in 'Größe'" in de.stderr
+
+
 def test_csv_odd_but_valid_headers(tmp_path):
     """A ";" column and a label column named "self" (DataFrame.assign's own argument), and a file
     with a header and no record, which must not be said to hold yes/no labels."""
