@@ -148,6 +148,49 @@ def test_text_labels_beside_booleans_get_a_message_and_mixed_numbers_predict_int
     assert f1_score(Y.astype(int), predicted, average="micro") > 0.9
 
 
+def test_frames_read_by_column_and_value_not_by_position_or_spelling():
+    """Found by probing the estimator with the inputs users pass: integer (or tuple) column names in
+    another order at predict were read by position, with no error (scikit-learn checks string names
+    only); an object column of integers at fit read as floats at predict (1.0) set no indicator;
+    pandas' NA in a nominal column at predict raised "boolean value of NA is ambiguous"; a DOK
+    label matrix had no .data."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    X = pd.DataFrame(rng.rand(200, 3))   # column names 0, 1, 2
+    Y = np.column_stack([X[0] > 0.6, X[1] > 0.5]).astype(int)
+    model = CorsetClassifier(random_state=0, n_rules=20).fit(X, Y)
+    with pytest.raises(ValueError, match=re.escape("X's columns differ from those seen in fit: column 0 is '2', it "
+                                                   "was '0' in fit")):
+        model.predict(X[[2, 1, 0]])
+    tuples = pd.DataFrame(X.values, columns=pd.MultiIndex.from_tuples([("g", "a"), ("g", "b"), ("h", "c")]))
+    model = CorsetClassifier(random_state=0, n_rules=20).fit(tuples, Y)
+    with pytest.raises(ValueError, match="X's columns differ from those seen in fit"):
+        model.predict(tuples[tuples.columns[::-1]])
+
+    code = rng.randint(0, 3, 200)
+    X = pd.DataFrame({"a": rng.rand(200), "code": pd.Series(code, dtype=object)})
+    Y = np.column_stack([code == 1, X.a > 0.5]).astype(int)
+    model = CorsetClassifier(random_state=0, n_rules=20).fit(X, Y)
+    assert any("code=1" in rule.head_names for rule in model.rules_)
+    as_floats = X.assign(code=pd.Series(code.astype(float), dtype=object))
+    np.testing.assert_array_equal(model.predict(as_floats), model.predict(X))
+    missing = X.assign(code=pd.Series(list(code[:3]) + [pd.NA] + list(code[4:]), dtype=object))
+    predicted = model.predict(missing)
+    np.testing.assert_array_equal(np.delete(predicted, 3, axis=0), np.delete(model.predict(X), 3, axis=0))
+    assert predicted[3, 0] == 0   # a missing value sets no indicator: no rule on "code" fires
+
+    text = pd.DataFrame({"a": X.a, "color": pd.array(rng.choice(["red", "blue"], 200), dtype="string")})
+    model = CorsetClassifier(random_state=0, n_rules=20).fit(text, Y)
+    model.predict(text.assign(color=pd.array([pd.NA] + list(text.color[1:]), dtype="string")))
+
+    import scipy.sparse as sp
+
+    dense = CorsetClassifier(random_state=0, n_rules=20).fit(X, Y).predict(X)
+    for matrix in (sp.dok_matrix(Y), sp.lil_matrix(Y), sp.coo_matrix(Y)):
+        np.testing.assert_array_equal(
+            sp.csr_array(CorsetClassifier(random_state=0, n_rules=20).fit(X, matrix).predict(X)).toarray(), dense)
+
+
 def test_no_feature_is_said_of_all_of_x():
     """X without columns: the error gives X's shape, not that of the internal validation's first fold."""
     pd = pytest.importorskip("pandas")

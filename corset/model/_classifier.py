@@ -127,7 +127,7 @@ def _check_label_values(Y, columns=None):
     the column.
     """
     if sp.issparse(Y):
-        values = Y.data
+        values = sp.csr_array(Y).data   # a DOK or LIL matrix has no .data of its entries
     else:
         if isinstance(Y, (list, tuple)) and any(isinstance(row, (list, tuple, set, frozenset)) for row in Y):
             lengths = {len(row) for row in Y if isinstance(row, (list, tuple, set, frozenset))}

@@ -136,6 +136,27 @@ def _format_temporal(seconds, kind, tz=None):
     return names if len(set(names)) == len(names) else render("us")
 
 
+def _category_code(index, value):
+    """The code of a nominal ``value`` among a column's categories (``index``: text -> code); -1 for a
+    missing value or one unseen in fit.
+
+    Categories are the values' text.  A number written another way than in
+    fit (1.0 where fit saw 1, or 1 where it saw 1.0: an object column of
+    integers becomes floats when a missing value joins it) is the same
+    category.
+    """
+    if value is None or type(value).__name__ in ("NAType", "NaTType") or (isinstance(value, float) and value != value):
+        return -1
+    code = index.get(str(value))
+    if code is not None:
+        return code
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return index.get(str(int(value)), -1)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return index.get(str(float(value)), -1)
+    return -1
+
+
 def _sparse_column_arrays(X):
     """The SparseArrays of a DataFrame of sparse columns, in column order.
 
@@ -389,6 +410,13 @@ class RawFeatures:
             nominal = self.nominal_
             if len(names) != len(nominal):
                 raise ValueError(f"X has {len(names)} columns; the model was fitted on {len(nominal)}")
+            if getattr(self, "frame_", False) and names != list(self.input_names_):
+                # scikit-learn checks string column names only: integer or tuple names in another
+                # order would be read by position, each rule testing another column.
+                moved = next(j for j, (a, b) in enumerate(zip(names, self.input_names_)) if a != b)
+                raise ValueError(f"X's columns differ from those seen in fit: column {moved} is "
+                                 f"{names[moved]!r}, it was {self.input_names_[moved]!r} in fit; pass the "
+                                 "columns of fit, in their order")
         if all(isinstance(t, pd.SparseDtype) for t in X.dtypes) and not nominal.any():
             values = _sparse_frame_values(X)
             if values is not None:
@@ -431,8 +459,7 @@ class RawFeatures:
                 cats = self.frame_categories_[j]
             index = {c: i for i, c in enumerate(cats)}
             # A value unseen in fit (or missing) is coded -1: no indicator of the column is set.
-            codes = np.fromiter((index.get(str(v), -1) if v == v else -1 for v in column), dtype=np.float64,
-                                count=len(column))
+            codes = np.fromiter((_category_code(index, v) for v in column), dtype=np.float64, count=len(column))
             columns.append(codes)
             categories.append(cats)
         values = np.column_stack(columns) if columns else np.zeros((len(X), 0))
