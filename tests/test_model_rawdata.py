@@ -495,3 +495,20 @@ def test_a_numpy_date_array_is_refused_rather_than_read_in_its_unit(dtype):
     Y = (np.arange(60) % 3 == 0).astype(int)
     with pytest.raises(ValueError, match=re.escape(f"NumPy {dtype} array; pass a pandas DataFrame")):
         CorsetClassifier(random_state=0).fit(X, Y)
+
+
+def test_labels_that_always_occur_together_do_not_stop_the_fit():
+    """20 labels that always occur together (a hierarchy's levels, a label given twice) make 2^20
+    probabilistic cliques: past ``max_cliques`` the label space is truncated, with a warning, and
+    the fit learns them (it used to raise CliqueOverflowError naming options the estimator lacks)."""
+    from corset.labelspace import CliqueTruncationWarning
+
+    rng = np.random.RandomState(0)
+    X = rng.rand(200, 5)
+    base = (X[:, 0] > 0.5).astype(int)
+    Y = np.column_stack([base] * 20)
+    with pytest.warns(CliqueTruncationWarning, match="kept every set of size <= 6"):
+        model = CorsetClassifier(random_state=0, n_rules=20).fit(X, Y)
+    predicted = model.predict(X)
+    assert (predicted == predicted[:, :1]).all()   # the labels stay together
+    assert f1_score(Y, predicted, average="micro") > 0.9

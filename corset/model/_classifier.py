@@ -827,12 +827,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         ``head_sampler="surs"``): the clique-probability threshold.
     max_clique_size, max_cliques : int or None, default=None and 100_000
         **Interpretable spaces** (``tail_space="interpretable"`` and
-        ``head_sampler="surs"``).  Caps of the clique enumeration.  For the
-        label space a family past the caps raises
-        :class:`corset.labelspace.CliqueOverflowError`; for the feature space
-        of ``head_sampler="surs"`` it is truncated (every clique size that
-        fits completely, then the lexicographically first sets of the next
-        size, with a warning).
+        ``head_sampler="surs"``).  Caps of the clique enumeration.  A family
+        past the caps, of labels (say 20 labels that always occur together)
+        or of features (``head_sampler="surs"``), is truncated: every clique
+        size that fits completely, then the lexicographically first sets of
+        the next size, with a
+        :class:`~corset.labelspace.CliqueTruncationWarning`.  (The label
+        space used to raise :class:`~corset.labelspace.CliqueOverflowError`,
+        which named options the estimator does not have.)
     negations : {"auto", True, False}, default="auto"
         **Beyond the paper, every head sampler.**  Whether heads may contain
         negated literals ``NOT f`` besides the features themselves: each

@@ -134,6 +134,13 @@ def _clique_options(params):
     return {"alpha": params["alpha"], "max_size": params["max_clique_size"], "max_sets": params["max_cliques"]}
 
 
+def _label_clique_options(params):
+    # The estimator's label space: labels that always occur together (20 copies of one label, a
+    # hierarchy's levels) make 2^20 cliques; past the caps the fit keeps the smallest sets, with a
+    # warning, rather than fail on data it could learn from.
+    return dict(_clique_options(params), on_overflow="truncate")
+
+
 def _surs_options(params):
     # Feature graphs are much denser than label graphs: past the caps, keep
     # every complete clique size and the first sets of the next.
@@ -149,7 +156,7 @@ def _gh_options(params):
 
 _register(TAIL_SPACES, "tail space", TailSpaceSampler, "full", _full_space, None, False, builtin=True)
 _register(TAIL_SPACES, "tail space", TailSpaceSampler, "interpretable", InterpretableTailSampler,
-          _clique_options, False, builtin=True)
+          _label_clique_options, False, builtin=True)
 for _method in METHODS:
     _register(HEAD_METHODS, "head method", HeadMethodSampler, _method, _exact_heads(_method), None, False,
               builtin=True)
