@@ -512,3 +512,17 @@ def test_labels_that_always_occur_together_do_not_stop_the_fit():
     predicted = model.predict(X)
     assert (predicted == predicted[:, :1]).all()   # the labels stay together
     assert f1_score(Y, predicted, average="micro") > 0.9
+
+
+@pytest.mark.parametrize("head, message", [([2.5], "got 2.5"), ([True], "got True"), ("abc", "must be a list of ids")])
+def test_a_saved_rule_with_ids_that_are_not_whole_numbers_is_refused(head, message):
+    """A hand-edited model file: a head of [2.5] was read as feature 2, [True] as feature 1."""
+    import json
+
+    rng = np.random.RandomState(0)
+    X = (rng.rand(200, 6) < 0.4).astype(int)
+    Y = np.column_stack([X[:, 0] & X[:, 1], X[:, 2]]).astype(int)
+    saved = json.loads(CorsetClassifier(random_state=0, n_rules=20).fit(X, Y).to_json())
+    saved["rules"][0]["head"] = head
+    with pytest.raises(ValueError, match=re.escape(f"a rule's head") + ".*" + re.escape(message)):
+        CorsetClassifier.from_json(json.dumps(saved))

@@ -8,6 +8,20 @@ or a table without the rules knowing how.
 from dataclasses import asdict, dataclass, field
 
 
+def _ids(values, key):
+    """A rule's ``key`` (head, tail, negated) as a tuple of ids, each a whole number as JSON wrote
+    it: 2.5, True or "abc" is refused, not truncated or read as 1."""
+    import numbers
+
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ValueError(f"a rule's {key} must be a list of ids; got {values!r}")
+    values = list(values)
+    bad = [v for v in values if isinstance(v, bool) or not isinstance(v, numbers.Integral)]
+    if bad:
+        raise ValueError(f"a rule's {key} must hold whole-number ids; got {bad[0]!r} in {values!r}")
+    return tuple(int(v) for v in values)
+
+
 @dataclass(frozen=True)
 class Rule:
     """One conjunctive rule ``IF head THEN tail`` (section problem_formulation).
@@ -93,9 +107,8 @@ class Rule:
     def from_dict(cls, d):
         """The inverse of :meth:`to_dict`."""
         d = dict(d)
-        for key in ("head", "tail"):
-            d[key] = tuple(int(v) for v in d[key])
-        d["negated"] = tuple(int(v) for v in d.get("negated", ()))
+        for key in ("head", "tail", "negated"):
+            d[key] = _ids(d.get(key, ()), key)
         for key in ("head_names", "tail_names", "negated_names"):
             d[key] = tuple(str(v) for v in d.get(key, ()))
         d["label_precision"] = tuple(float(v) for v in d.get("label_precision", ()))
