@@ -167,7 +167,7 @@ def file_benchmark(train, test, labels=None, label_xml=None, n_labels=None):
     from sklearn.preprocessing import OneHotEncoder
 
     from corset.cli import _read_data
-    from corset.model._features import _temporal_kind, _temporal_seconds
+    from corset.model._features import _nominal_dtype, _temporal_kind, _temporal_seconds
 
     from corset.model import CorsetClassifier
 
@@ -195,8 +195,7 @@ def file_benchmark(train, test, labels=None, label_xml=None, n_labels=None):
     kinds = {}
     for name in X_train.columns:
         dtype = X_train[name].dtype
-        kinds[name] = (_temporal_kind(dtype) or ("number" if pd.api.types.is_bool_dtype(dtype)
-                                                 or pd.api.types.is_numeric_dtype(dtype) else "nominal"))
+        kinds[name] = _temporal_kind(dtype) or ("nominal" if _nominal_dtype(dtype) else "number")
 
     def numbers(X, path, encoder=None):
         parts, nominal = [], [name for name in X.columns if kinds[name] == "nominal"]

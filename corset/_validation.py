@@ -222,6 +222,12 @@ def check_positive_int(value, name, *, minimum=1, allow_none=False):
     return int(value)
 
 
+def is_missing(value):
+    """Is one value of an object column missing: None, NaN, NaT or pandas' NA (without importing pandas)?"""
+    return (value is None or type(value).__name__ in ("NAType", "NaTType")
+            or (isinstance(value, float) and value != value))
+
+
 def check_unique_names(names, name, item):
     """Raise when ``names`` (strings) holds a name twice: rules, exports and ``rules_by_label``
     would then not say which ``item`` they mean."""

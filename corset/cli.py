@@ -157,6 +157,11 @@ def _run_info(args, out):
 
 
 # -- reading one's own data ------------------------------------------------------------
+def _is_csv(path):
+    """Is ``path`` a CSV file, by its name (as :func:`_read_data` reads it)?"""
+    return str(path).lower().endswith(".csv")
+
+
 def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=None, n_features=None,
                features=None, drop_identifiers=True, labels_required=False):
     """``(X, Y, feature_names, label_names)`` of an ARFF, CSV or svmlight file; Y may be None.
@@ -180,7 +185,7 @@ def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=
     name = path.name.lower()
     # A label option the file type does not read is an error, not ignored: the labels it names
     # would otherwise silently be others.
-    if name.endswith(".csv"):
+    if _is_csv(path):
         if label_xml is not None or n_labels is not None:
             option = "--label-xml" if label_xml is not None else "--n-labels"   # exclusive options
             raise CommandError(f"{path}: {option} is for ARFF files; name the label columns of a CSV file "
@@ -378,10 +383,9 @@ def _without_identifiers(path, X):
     record, which no rule matched by two records or more (the defaults'
     ``min_support``) can use.
     """
-    import pandas as pd
+    from .model._features import _nominal_dtype   # the estimator's own test of a nominal column
 
-    nominal = [c for c in X.columns if pd.api.types.is_object_dtype(X[c].dtype)
-               or pd.api.types.is_string_dtype(X[c].dtype) or isinstance(X[c].dtype, pd.CategoricalDtype)]
+    nominal = [c for c in X.columns if _nominal_dtype(X[c].dtype)]
     keys = [c for c in nominal if X[c].count() >= 2 and X[c].dropna().is_unique]
     if keys:
         if len(keys) == X.shape[1]:
@@ -469,7 +473,7 @@ def _model_labels(args, model, path):
     if args.labels is None:
         return None
     given, known = _split_names(args.labels), [str(name) for name in model.label_names_]
-    if not str(path).lower().endswith(".csv"):
+    if not _is_csv(path):
         return given
     unknown = [name for name in given if name not in known]
     missing = [name for name in known if name not in given]
@@ -574,9 +578,8 @@ def _run_predict(args, out):
     # --labels, as at fit, is checked against the model; in a CSV file the model's label columns are
     # left out wherever present, with or without it (another file type refuses it in _read_data).
     given = _model_labels(args, model, args.data)
-    csv = str(args.data).lower().endswith(".csv")
     X, _, feature_names, _ = _read_data(args.data, label_xml=args.label_xml, n_labels=args.n_labels,
-                                        labels=None if csv else given, label_names=model.label_names_,
+                                        labels=None if _is_csv(args.data) else given, label_names=model.label_names_,
                                         n_features=model.n_features_in_, features=_model_features(model))
     try:
         predicted = model.predict(X)

@@ -20,7 +20,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, InvalidParamet
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_binary_matrix, check_unique_names
+from .._validation import check_binary_matrix, check_unique_names, is_missing
 from ..binarydata import BinaryData, with_negated_columns
 from ..selection._objective import QUALITIES
 from ..selection._stopping import StoppingCriterion
@@ -171,8 +171,7 @@ def _check_object_labels(values, columns):
     column = lambda k: repr(columns[k]) if columns is not None else str(k)  # noqa: E731
     one_d = values.ndim == 1
     # None, NaN, NaT or pandas' NA: np.unique would fail to order them, or call NA ambiguous.
-    missing = where(lambda v: v is None or type(v).__name__ in ("NAType", "NaTType")
-                    or (isinstance(v, float) and v != v))
+    missing = where(is_missing)
     if missing.any():
         if one_d:
             raise ValueError("y holds a missing value; every record needs its class")

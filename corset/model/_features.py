@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .._validation import check_binary_matrix, check_unique_names
+from .._validation import check_binary_matrix, check_unique_names, is_missing
 from ..preprocessing import PercentileBinarizer, _first_nonfinite, nonfinite_message
 
 __all__ = ["RawFeatures"]
@@ -145,7 +145,7 @@ def _category_code(index, value):
     integers becomes floats when a missing value joins it) is the same
     category.
     """
-    if value is None or type(value).__name__ in ("NAType", "NaTType") or (isinstance(value, float) and value != value):
+    if is_missing(value):
         return -1
     code = index.get(str(value))
     if code is not None:
