@@ -22,6 +22,7 @@ their sizes, from a scan of the file headers (no parsing).
 import argparse
 import functools
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -328,15 +329,53 @@ def _decimal_commas(path, frame, read):
             break
         other = read(**options)
         other.columns = frame.columns
-        taken = [name for name in text if pd.api.types.is_numeric_dtype(other[name].dtype)]
+        taken = [name for name in text if pd.api.types.is_numeric_dtype(other[name].dtype)
+                 and ("thousands" not in options or _grouped_thousands(frame[name]))]
         if taken:
             frame = frame.copy()
             for name in taken:   # not assign(**...): a column may be named "self"
                 frame[name] = other[name].astype("float64")
             shown = ", ".join(map(repr, taken[:10])) + (f", ... ({len(taken)} columns)" if len(taken) > 10 else "")
             said.append(f"{what} in {shown}")
+    _check_decimal_marks(path, frame)
     print(f"note: {path}: read as separated by ';'{''.join(', ' + part for part in said)}", file=sys.stderr)
     return frame
+
+
+# A number written with a decimal point, or with a decimal comma (no grouping of thousands).
+_POINT_NUMBER = re.compile(r"[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?")
+_COMMA_NUMBER = re.compile(r"[+-]?(\d+,\d*|,\d+)([eE][+-]?\d+)?")
+_WHOLE_NUMBER = re.compile(r"[+-]?\d+")
+
+
+_GROUPED_NUMBER = re.compile(r"[+-]?\d{1,3}(\.\d{3})*(,\d*)?")
+
+
+def _grouped_thousands(column):
+    """Whether every value of a text column is a number whose points group thousands (``1.234,5``,
+    ``12``, ``0,5``): pandas' read with ``thousands="."`` drops any point, and would read ``0.5`` as 5."""
+    return all(_GROUPED_NUMBER.fullmatch(str(v).strip()) for v in column.dropna().unique())
+
+
+def _check_decimal_marks(path, frame):
+    """Refuse a ";"-file's column of numbers left as text because it mixes decimal points and
+    decimal commas (``0.5`` beside ``0,5``): which mark a hand-typed value meant cannot be told, and
+    as text the column would become categories of numbers."""
+    import pandas as pd
+
+    for name in frame.columns:
+        column = frame[name]
+        if not (pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype)):
+            continue
+        values = {str(v).strip() for v in column.dropna().unique()}
+        point = next((v for v in sorted(values) if _POINT_NUMBER.fullmatch(v)), None)
+        comma = next((v for v in sorted(values) if _COMMA_NUMBER.fullmatch(v)), None)
+        if point is None or comma is None:
+            continue
+        if all(_POINT_NUMBER.fullmatch(v) or _COMMA_NUMBER.fullmatch(v) or _WHOLE_NUMBER.fullmatch(v)
+               for v in values):
+            raise CommandError(f"{path}: column {name!r} mixes decimal points ({point!r}) and decimal commas "
+                               f"({comma!r}); write its numbers with one decimal mark")
 
 
 # Label columns written as words: the word that means "present", by the words a column holds.

@@ -413,3 +413,17 @@ def test_arff_with_string_and_true_false_labels(tmp_path):
     model = json.loads((tmp_path / "m.json").read_text())
     assert model["label_names"] == ["a", "b"]
     assert model["features"]["input_names"] == ["x0", "x1", "x2", "x3"]   # the identifier is no feature
+
+
+def test_csv_mixing_decimal_marks_is_refused(tmp_path):
+    """A ";" column of numbers written with decimal points and decimal commas both is an error naming
+    the column and a value of each kind, not a column of categories; a column of words is not."""
+    rows = [f"{i % 4}{'.' if i % 3 else ','}5;w{i % 2};{i % 2}" for i in range(40)]
+    (tmp_path / "mixed.csv").write_text("x;word;A\n" + "\n".join(rows) + "\n")
+    result = corset("fit", "mixed.csv", "--labels", "A", "--quiet", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "mixed.csv: column 'x' mixes decimal points ('0.5') and decimal commas ('0,5')" in result.stderr
+    rows = [f"{i % 4},5;w{i % 2}.{i % 3};{i % 2}" for i in range(40)]
+    (tmp_path / "words.csv").write_text("x;word;A\n" + "\n".join(rows) + "\n")
+    result = corset("fit", "words.csv", "--labels", "A", "--quiet", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
