@@ -560,8 +560,14 @@ def _fold_curve(estimator, X_train, Y_train, X_test, Y_test, min_matched=(0,)):
     """Fit ``estimator`` (unpruned: its rules_ are the selection in order) on a fold, stopped by
     :class:`_HeldOutPatience` on the held-out records; its prefix counts for each threshold of
     ``min_matched`` (see :func:`_prefix_curves`).  A fold stopped early has shorter curves:
-    :func:`_validated_length` lets its last score stand for the rules after them."""
-    estimator._fit(X_train, Y_train, item_names=False, held_out=(X_test, Y_test))
+    :func:`_validated_length` lets its last score stand for the rules after them.  Its clique
+    truncation is not said (:class:`~corset.labelspace.CliqueTruncationWarning`): the final fit
+    says it once, for the model the user gets, instead of once per fold and candidate."""
+    from ..labelspace import CliqueTruncationWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CliqueTruncationWarning)
+        estimator._fit(X_train, Y_train, item_names=False, held_out=(X_test, Y_test))
     return _prefix_curves(estimator, X_train, Y_train, X_test, Y_test, min_matched)
 
 
