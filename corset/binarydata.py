@@ -45,7 +45,7 @@ def with_negated_columns(X, negated):
     """
     import scipy.sparse as sp
 
-    negated = np.ascontiguousarray(negated, dtype=np.int64)
+    negated = _negated_ids(negated, X.shape[1])
     if negated.size == 0:
         return X
     # One pass over X's rows (compiled): the negated literals of a row are the negated
@@ -57,6 +57,22 @@ def with_negated_columns(X, negated):
     out = sp.csr_array((np.ones(ids.size, dtype=np.uint8), ids, indptr), shape=(X.shape[0], X.shape[1] + negated.size))
     out.has_sorted_indices = True
     return out
+
+
+def _negated_ids(negated, n_features):
+    """``negated`` as int64 ids, checked: distinct whole numbers in [0, n_features), in their order
+    (the order of the negated literals' columns).  The compiled passes index X's columns with them."""
+    arr = np.asarray(negated)
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    arr = arr.reshape(-1)
+    if arr.dtype.kind not in "iu":
+        # Whole numbers written as floats (1.0) are ids; 1.5, True or text are not.
+        if arr.dtype.kind != "f" or not np.all(np.mod(arr, 1) == 0):
+            raise ValueError(f"negated must hold integer feature ids; got {arr.tolist()}")
+    if arr.min() < 0 or arr.max() >= n_features or np.unique(arr).size != arr.size:
+        raise ValueError(f"negated must hold distinct feature ids in [0, {n_features}); got {arr.tolist()}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 def _no_labels(n_records):
@@ -203,10 +219,7 @@ class BinaryData:
     def _checked_with_negations(cls, X, Y, negated):
         """:meth:`with_negations` of an X that :func:`~corset._validation.check_binary_matrix`
         returned, taken over as by :meth:`_from_checked` (Y is checked here)."""
-        negated = np.asarray(negated, dtype=np.int64).reshape(-1)
-        if negated.size and (negated.min() < 0 or negated.max() >= X.shape[1]
-                             or np.unique(negated).size != negated.size):
-            raise ValueError(f"negated must hold distinct feature ids in [0, {X.shape[1]}); got {negated.tolist()}")
+        negated = _negated_ids(negated, X.shape[1])
         Y = _checked_labels(X, Y)
         if negated.size == 0:
             return cls._from_checked(X, Y)

@@ -1,4 +1,6 @@
 """BinaryData.with_negations: features followed by the negated literals of some of them."""
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -81,3 +83,16 @@ def test_take_records_refuses_bad_record_ids(records):
     data = BinaryData(np.eye(50, 4, dtype=np.uint8), np.ones((50, 1)))
     with pytest.raises(ValueError, match="records must"):
         data.take_records(records)
+
+
+@pytest.mark.parametrize("negated, message", [([1.5], "integer feature ids"), ([True], "integer feature ids"),
+                                              (["a"], "integer feature ids"), ([-1], "distinct feature ids in [0, 4)"),
+                                              ([4], "distinct feature ids in [0, 4)")])
+def test_negated_ids_that_are_not_feature_ids_are_refused(negated, message):
+    """[1.5] and [True] were read as feature 1; with_negated_columns (predict's path) crashed on -1."""
+    X = np.eye(4, dtype=int)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        BinaryData.with_negations(X, X[:, :2], negated)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        with_negated_columns(sp.csr_array(X.astype(np.uint8)), negated)
+    assert BinaryData.with_negations(X, X[:, :2], [1.0]).negated_features.tolist() == [1]

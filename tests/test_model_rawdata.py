@@ -529,3 +529,30 @@ def test_a_saved_rule_with_ids_that_are_not_whole_numbers_is_refused(head, messa
     saved["rules"][0]["head"] = head
     with pytest.raises(ValueError, match=re.escape(f"a rule's head") + ".*" + re.escape(message)):
         CorsetClassifier.from_json(json.dumps(saved))
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d["rules"][0].update(negated=[-1]), "rule 0's negated [-1] must hold distinct ids in [0, 6)"),
+    (lambda d: d["rules"][0].update(negated=[10**6]), "rule 0's negated [1000000]"),
+    (lambda d: d["rules"][0].update(head=[6]), "rule 0's head [6]"),
+    (lambda d: d["rules"][0].update(tail=[2]), "rule 0's tail [2] must hold distinct ids in [0, 2)"),
+    (lambda d: d["rules"][0].update(negated=list(d["rules"][0]["head"])), "both requires and negates"),
+    (lambda d: d.update(negated_features=[1.5]), "negated must hold integer feature ids"),
+    (lambda d: d.update(negated_features=[7]), "negated must hold distinct feature ids in [0, 6)"),
+    (lambda d: d.update(label_base_rates=[0.05]), "label_base_rates must hold one rate in [0, 1] per label (2)"),
+    (lambda d: d["params"].update(lam=-5), "saved model: The 'lam' parameter"),
+])
+def test_a_saved_model_whose_parts_disagree_is_refused(edit, message):
+    """A hand-edited or damaged model file: a negated id of -1 made predict crash in compiled code,
+    one of 10**6 was ignored, a single base rate was broadcast to every label, lam=-5 was taken."""
+    import json
+
+    rng = np.random.RandomState(0)
+    X = (rng.rand(200, 6) < 0.4).astype(int)
+    Y = np.column_stack([X[:, 0] & X[:, 1], X[:, 2]]).astype(int)
+    saved = json.loads(CorsetClassifier(random_state=0, n_rules=20).fit(X, Y).to_json())
+    assert saved["rules"][0]["head"] and not saved["rules"][0].get("negated")
+    CorsetClassifier.from_json(json.dumps(saved)).predict(X)   # as saved: loads and predicts
+    edit(saved)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        CorsetClassifier.from_json(json.dumps(saved))

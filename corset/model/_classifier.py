@@ -2086,7 +2086,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         model.n_items_ = len(model.feature_names_)
         model.n_labels_ = len(model.label_names_)
         model.label_base_rates_ = np.asarray(d["label_base_rates"], dtype=np.float64)
-        model.negated_features_ = np.asarray(d.get("negated_features", []), dtype=np.int64)
+        model.negated_features_ = np.asarray(d.get("negated_features", []))   # ids checked below
+        model._check_loaded(d)
         out = d.get("output", {})
         model._output = {k: v for k, v in out.items() if k != "classes"} or {"kind": "dense", "dtype": "|u1"}
         if model._output["kind"] == "binary":
@@ -2094,6 +2095,35 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         else:
             model.classes_ = np.array([0, 1])
         return model
+
+    def _check_loaded(self, d):
+        """Refuse a saved model whose parts disagree (a hand-edited or damaged file): every id of a
+        rule and every negated feature must be one of its items or labels, one base rate per label,
+        the parameters valid.  Prediction indexes columns with these ids in compiled code."""
+        from ..binarydata import _negated_ids
+
+        try:
+            self._validate_params()
+        except InvalidParameterError as exc:
+            raise ValueError(f"saved model: {exc}") from None
+        n_items, n_labels = self.n_items_, self.n_labels_
+        for rule in self.rules_:
+            for key, n in (("head", n_items), ("negated", n_items), ("tail", n_labels)):
+                ids = getattr(rule, key)
+                if any(i < 0 or i >= n for i in ids) or len(set(ids)) != len(ids):
+                    raise ValueError(f"saved model: rule {rule.position}'s {key} {list(ids)} must hold distinct ids "
+                                     f"in [0, {n}) ({'feature_names' if key != 'tail' else 'label_names'} has {n})")
+            if set(rule.head) & set(rule.negated):
+                raise ValueError(f"saved model: rule {rule.position} both requires and negates feature(s) "
+                                 f"{sorted(set(rule.head) & set(rule.negated))}")
+        try:
+            self.negated_features_ = _negated_ids(self.negated_features_, n_items)
+        except ValueError as exc:
+            raise ValueError(f"saved model: {exc}") from None
+        rates = self.label_base_rates_
+        if rates.shape != (n_labels,) or not np.all((rates >= 0) & (rates <= 1)):
+            raise ValueError(f"saved model: label_base_rates must hold one rate in [0, 1] per label ({n_labels}); "
+                             f"got {np.asarray(d['label_base_rates']).tolist()}")
 
     @classmethod
     def from_json(cls, text):
