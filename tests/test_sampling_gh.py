@@ -362,3 +362,40 @@ def test_batch_refuses_half_a_description_of_negated_literals():
     end[2] += 1
     with pytest.raises(ValueError, match="r_plain_end\\[2\\]"):
         _gh.greedy_heads(*args, negated=kwargs["negated"], r_plain_end=end)
+
+
+@pytest.mark.parametrize("tail", ["01", [1.9], [True]])
+def test_gh_tails_that_are_not_ids_are_refused(tail):
+    """As the other head methods do: "01" was read as the tail (0, 1), [1.9] as (1,), [True] as (1,)."""
+    rng = np.random.RandomState(0)
+    data = BinaryData(rng.rand(60, 8) < 0.4, rng.rand(60, 3) < 0.4)
+    with pytest.raises(ValueError, match="tail must hold integer ids"):
+        GreedyHeadSearch(data).sample_many([tail], 2, random_state=0)
+
+
+def test_gh_threads_beyond_the_cpus_give_the_same_heads():
+    """n_threads past the CPUs (100,000 made OpenMP crash the process) runs on the CPUs there are,
+    with the heads of one thread; numpy integers are thread counts and n_jobs like ints."""
+    import subprocess
+    import sys
+
+    from corset.sampling import CandidateGenerator
+
+    code = """
+import numpy as np
+from corset import BinaryData
+from corset.sampling._head_gh import GreedyHeadSearch
+rng = np.random.RandomState(0)
+data = BinaryData(rng.rand(60, 8) < 0.4, rng.rand(60, 3) < 0.4)
+many = GreedyHeadSearch(data).sample_many([(0,), (1, 2)], 5, random_state=0, n_threads=100000)
+one = GreedyHeadSearch(data).sample_many([(0,), (1, 2)], 5, random_state=0, n_threads=np.int64(1))
+assert many == one, (many, one)
+print("same")
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "same", run.stderr
+    rng = np.random.RandomState(0)
+    data = BinaryData(rng.rand(60, 8) < 0.4, rng.rand(60, 3) < 0.4)
+    assert CandidateGenerator(data, head_method="gh", n_jobs=np.int64(2)).n_jobs == 2
+    with pytest.raises(TypeError, match="n_threads must be an integer >= 1"):
+        GreedyHeadSearch(data).sample_many([(0,)], 2, random_state=0, n_threads=2.0)

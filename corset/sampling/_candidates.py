@@ -13,6 +13,8 @@ rules added since its previous call and rebuilt only when the caller went
 back on a rule.
 """
 
+import numbers
+
 import numpy as np
 
 from .._validation import check_positive_int, check_seed
@@ -32,8 +34,9 @@ def _resolve_n_jobs(n_jobs):
     """Threads for joblib-style ``n_jobs`` (None: 1; negative: cores + 1 + n_jobs)."""
     if n_jobs is None:
         return 1
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero integer or None; got {n_jobs!r}")
+    n_jobs = int(n_jobs)   # numpy's integers too
     if n_jobs < 0:
         # joblib's count: the CPUs this process may use (affinity, cgroup quotas).
         from joblib import cpu_count

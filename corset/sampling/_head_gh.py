@@ -44,6 +44,7 @@ and phi reduces to the positive support.  A seed pair with F_{D+} ⊆ F_{D−},
 or a search that cannot reach ``min_head_length`` features, yields no head:
 that draw is dropped, so ``sample`` may return fewer than ``n`` heads.
 """
+import functools
 import time
 from collections import Counter
 from itertools import accumulate, chain
@@ -51,7 +52,7 @@ from itertools import accumulate, chain
 import numpy as np
 
 from .._ext import _csr_rows, _gh, _gh_memo, _heads
-from .._validation import _is_canonical, check_ids, check_seed
+from .._validation import _is_canonical, check_ids, check_positive_int, check_seed
 from ..rules import CandidatePool, Coverage
 from ._common import check_tail, plain_feature_counts
 from ._errors import SamplingError
@@ -68,6 +69,21 @@ complete later); with more, a node first keeps its ``MEMO_TOP_K`` best (memory).
 MEMO_TOP_K = 12
 """Entries a non-root node of the memo keeps at first, when there are more features than
 ``MEMO_COMPLETE_FEATURES`` (the searches' results do not depend on it, only their cost)."""
+
+
+@functools.lru_cache(maxsize=1)
+def _usable_cpus():
+    from joblib import cpu_count   # the CPUs this process may use (affinity, cgroup quotas)
+
+    return max(1, cpu_count())
+
+
+def _thread_count(n_threads):
+    """``n_threads`` checked, and at most the CPUs this process may use: the searches' results do not
+    depend on it, and OpenMP fails (or the process crashes) when asked for tens of thousands."""
+    if type(n_threads) is int and n_threads == 1:
+        return 1
+    return min(check_positive_int(n_threads, "n_threads"), _usable_cpus())
 
 
 class GreedyHeadSearch(HeadMethodSampler):
@@ -518,7 +534,10 @@ class GreedyHeadSearch(HeadMethodSampler):
         rng = check_seed(random_state)
         data = self.data
         covered = self._covered
-        tails = [t if type(t) is tuple else tuple(int(k) for k in t) for t in tails]
+        n_threads = _thread_count(n_threads)
+        # A tuple is checked by the seed-pair sampler (or _cached_roles); anything else here, as the
+        # other head methods check it (int() would read "01" as (0, 1) and [1.9] as (1,)).
+        tails = [t if type(t) is tuple else tuple(check_tail(t, data).tolist()) for t in tails]
         # A tail drawn several times (frequent in small label spaces) is set up
         # once and gets all its seed pairs in one draw: n per occurrence.
         occurrences = Counter(tails)
