@@ -184,7 +184,14 @@ def check_seed(random_state):
         return random_state
     from sklearn.utils import check_random_state
 
-    return check_random_state(random_state)
+    if isinstance(random_state, np.random.Generator):
+        # scikit-learn's convention, which the library follows: a RandomState (or a seed) resolved once.
+        raise ValueError("random_state must be None, an int in [0, 2**32 - 1] or a numpy RandomState; got a numpy "
+                         "Generator (pass e.g. np.random.RandomState(generator.integers(2**32)) instead)")
+    try:
+        return check_random_state(random_state)
+    except ValueError as exc:
+        raise ValueError(f"random_state: {exc}") from None
 
 
 def draw_seeds(random_state, n):

@@ -556,3 +556,22 @@ def test_a_saved_model_whose_parts_disagree_is_refused(edit, message):
     edit(saved)
     with pytest.raises(ValueError, match=re.escape(message)):
         CorsetClassifier.from_json(json.dumps(saved))
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d.pop("rules"), "saved model: the key 'rules' is missing"),
+    (lambda d: d.pop("label_base_rates"), "saved model: the key 'label_base_rates' is missing"),
+    (lambda d: d["rules"][0].update(bogus=1), "a saved rule has unknown key(s) ['bogus']"),
+    (lambda d: d["rules"][0].pop("tail"), "a saved rule has no 'tail'"),
+    (lambda d: d["rules"].__setitem__(0, 5), "a saved rule must be a dict; got int"),
+])
+def test_a_saved_model_with_missing_parts_is_refused(edit, message):
+    """These gave KeyError: 'rules' or TypeError: Rule.__init__() got an unexpected keyword argument."""
+    import json
+
+    rng = np.random.RandomState(0)
+    X = (rng.rand(200, 6) < 0.4).astype(int)
+    saved = json.loads(CorsetClassifier(random_state=0, n_rules=20).fit(X, X[:, :2]).to_json())
+    edit(saved)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        CorsetClassifier.from_dict(saved)

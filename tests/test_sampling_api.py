@@ -531,3 +531,14 @@ def test_proposal_ratio_is_infinite_when_no_pair_has_weight(proposal):
     data = BinaryData.with_negations(X, Y, [0]) if proposal == "plain" else BinaryData(
         np.ones((4, 1), dtype=np.uint8), Y)
     assert log_proposal_ratio(data, (0,), proposal=proposal) == np.inf
+
+
+@pytest.mark.parametrize("random_state, message", [(np.random.default_rng(0), "got a numpy Generator"),
+                                                   (-1, "random_state: Seed must be between")])
+def test_sampler_random_states_that_are_not_seeds_say_random_state(random_state, message):
+    """numpy's Generator and out-of-range seeds: the message names random_state (it quoted numpy)."""
+    from corset.sampling import sample_tails
+
+    rng = np.random.RandomState(0)
+    with pytest.raises(ValueError, match=message):
+        sample_tails(rng.rand(30, 5) < 0.4, rng.rand(30, 3) < 0.4, 4, random_state=random_state)

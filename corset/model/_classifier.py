@@ -2063,6 +2063,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     def from_dict(cls, d):
         """A fitted classifier from :meth:`to_dict`'s output; it predicts identically."""
         check_rules_dict(d)
+        missing = [key for key in ("rules", "feature_names", "label_names", "label_base_rates") if key not in d]
+        if missing:
+            raise ValueError(f"saved model: the key {missing[0]!r} is missing")
         known = cls().get_params()
         # Models saved before the CORSET-GH parameters were renamed.
         saved = {_RENAMED.get(k, k): v for k, v in d.get("params", {}).items()}

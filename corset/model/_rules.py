@@ -5,7 +5,7 @@ training data when it was selected.  Printing and exporting live in
 :mod:`corset.model._export`, so a rule set can be shown as text, a dict/JSON
 or a table without the rules knowing how.
 """
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 
 def _ids(values, key):
@@ -106,7 +106,12 @@ class Rule:
     @classmethod
     def from_dict(cls, d):
         """The inverse of :meth:`to_dict`."""
+        if not isinstance(d, dict):
+            raise ValueError(f"a saved rule must be a dict; got {type(d).__name__}")
         d = dict(d)
+        unknown = sorted(set(d) - {f.name for f in fields(cls)})
+        if unknown or "tail" not in d:
+            raise ValueError(f"a saved rule has unknown key(s) {unknown}" if unknown else "a saved rule has no 'tail'")
         for key in ("head", "tail", "negated"):
             d[key] = _ids(d.get(key, ()), key)
         for key in ("head_names", "tail_names", "negated_names"):
