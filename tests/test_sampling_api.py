@@ -542,3 +542,15 @@ def test_sampler_random_states_that_are_not_seeds_say_random_state(random_state,
     rng = np.random.RandomState(0)
     with pytest.raises(ValueError, match=message):
         sample_tails(rng.rand(30, 5) < 0.4, rng.rand(30, 3) < 0.4, 4, random_state=random_state)
+
+
+@pytest.mark.parametrize("method", ["cftp", "rejection", "surs", "gh"])
+def test_a_head_length_bound_beyond_any_head_is_no_bound(method):
+    """max_head_length=10**30 raised OverflowError in the compiled samplers; no head is that long, so it
+    draws as max_head_length=None does (the same heads for a seed)."""
+    from corset.sampling import sample_heads
+
+    rng = np.random.RandomState(0)
+    X, Y = rng.rand(40, 6) < 0.4, rng.rand(40, 3) < 0.5
+    huge = sample_heads(X, Y, (0,), 5, method=method, max_head_length=10**30, random_state=0)
+    assert huge == sample_heads(X, Y, (0,), 5, method=method, max_head_length=None, random_state=0)

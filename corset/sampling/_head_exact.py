@@ -147,13 +147,18 @@ def _build_error(status, key, min_head_length):
     raise AssertionError(f"no error for build status {status}")
 
 
+INT32_MAX = int(np.iinfo(np.int32).max)
+
+
 def check_head_lengths(min_head_length, max_head_length):
     """Validate the head length bounds; returns (m, M or None)."""
     m = check_positive_int(min_head_length, "min_head_length", minimum=1)
     M = check_positive_int(max_head_length, "max_head_length", minimum=1, allow_none=True)
     if M is not None and M < m:
         raise ValueError(f"max_head_length ({M}) must be >= min_head_length ({m})")
-    return m, M
+    # No head is longer than the features (int32 ids): a larger bound is that bound, and the compiled
+    # samplers take it as a C integer (10**30 raised OverflowError there).
+    return min(m, INT32_MAX), (None if M is None else min(M, INT32_MAX))
 
 
 class HeadSampler(HeadMethodSampler):
