@@ -34,6 +34,20 @@ class SetFamily:
     """A family of item sets in CSR form (e.g. the interpretable space S⁻).
 
     Set ``i`` is ``ids[indptr[i]:indptr[i + 1]]``, strictly increasing item ids.
+    To build one from sets in any order, use :meth:`from_sets`.
+
+    Parameters
+    ----------
+    indptr : 1-D array-like of int, shape (n_sets + 1,)
+        Offsets into ``ids``: starts at 0, non-decreasing, ends at ``len(ids)``.
+        Equal neighbours make an empty set, which is allowed (PRETTI counts it
+        as contained in every record; the samplers' spaces refuse it).
+    ids : 1-D array-like of int
+        The sets' item ids, each set strictly increasing, in ``[0, n_items)``.
+    n_items : int >= 0
+    probabilities : 1-D array-like of float in [0, 1], shape (n_sets,), optional
+    truncated : bool, default=False
+    complete_size : int >= 0 or None, default=None
 
     Attributes
     ----------
@@ -48,12 +62,46 @@ class SetFamily:
         True when ``on_overflow="truncate"`` cut the enumeration short.
     complete_size : int or None
         When truncated: every set of at most this size is present.
+
+    Raises
+    ------
+    ValueError
+        If ``indptr`` or ``ids`` is not a 1-D integer array (floats and
+        booleans are refused, not truncated), ``indptr`` does not run from 0
+        to ``len(ids)`` without falling, a set is not strictly increasing or
+        holds an id outside ``[0, n_items)``, or ``probabilities`` does not
+        hold one value in [0, 1] per set.  The message names the first
+        offending set.
+    TypeError
+        If ``n_items`` or ``complete_size`` is not an integer.
     """
 
     def __init__(self, indptr, ids, n_items, probabilities=None, truncated=False, complete_size=None):
+        # The kernels (PRETTI, the samplers) index with these arrays unchecked: an id out of range
+        # or an offset past ``ids`` would read outside memory, so everything is checked here.
+        n_items = check_positive_int(n_items, "n_items", minimum=0)
+        indptr, ids = _check_csr(indptr, ids, n_items)
+        if probabilities is not None:
+            probabilities = _check_probabilities(probabilities, indptr.shape[0] - 1)
+        complete_size = check_positive_int(complete_size, "complete_size", minimum=0, allow_none=True)
+        self._set(indptr, ids, n_items, probabilities, truncated, complete_size)
+
+    @classmethod
+    def _trusted(cls, indptr, ids, n_items, probabilities=None, truncated=False, complete_size=None):
+        """A family from arrays the library built itself (the clique kernel, :meth:`from_sets`), unchecked.
+
+        Those arrays are valid by construction; checking them again would cost
+        as much as the clique enumeration itself on sparse graphs (several
+        numpy passes over ``ids``).  Never pass user input here.
+        """
+        family = cls.__new__(cls)
+        family._set(indptr, ids, int(n_items), probabilities, truncated, complete_size)
+        return family
+
+    def _set(self, indptr, ids, n_items, probabilities, truncated, complete_size):
         self.indptr = _frozen(indptr, PTR_DTYPE)
         self.ids = _frozen(ids, INDEX_DTYPE)
-        self.n_items = int(n_items)
+        self.n_items = n_items
         self.probabilities = None if probabilities is None else _frozen(probabilities, np.float64)
         self.truncated = bool(truncated)
         self.complete_size = complete_size
@@ -84,7 +132,7 @@ class SetFamily:
             chunks.append(srt)
             indptr.append(indptr[-1] + srt.size)
         ids = np.concatenate(chunks) if chunks else np.empty(0, dtype=np.int64)
-        return cls(np.asarray(indptr, dtype=PTR_DTYPE), ids.astype(INDEX_DTYPE), n_items)
+        return cls._trusted(np.asarray(indptr, dtype=PTR_DTYPE), ids.astype(INDEX_DTYPE), n_items)
 
     def __len__(self):
         return self.indptr.shape[0] - 1
@@ -113,6 +161,87 @@ def _frozen(a, dtype):
     a = np.array(a, dtype=dtype, copy=True, order="C")
     a.flags.writeable = False
     return a
+
+
+def _integer_array(values, name, what):
+    """``values`` as a 1-D int64 array; ``what`` says in errors what the entries are."""
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 1-D array of {what}; it could not be read as one: {exc}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of {what}; got an array of shape {arr.shape}")
+    if arr.size == 0:
+        return np.empty(0, dtype=np.int64)
+    # As in from_sets and corset.rules.check_rules: floats (even whole ones) and booleans are refused
+    # rather than truncated or read as 0/1.
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"{name} must hold integers ({what}); got dtype {arr.dtype}")
+    if arr.dtype == np.uint64 and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} holds {int(arr.max())}, beyond the int64 range")
+    return arr.astype(np.int64, copy=False)
+
+
+def _check_csr(indptr, ids, n_items):
+    """``(indptr, ids)`` as int64 arrays after checking they describe sets of distinct ids in [0, n_items).
+
+    Every test is a vectorised pass over the arrays; errors name the argument
+    and the first offending set.
+    """
+    indptr = _integer_array(indptr, "indptr", "offsets (n_sets + 1 of them)")
+    ids = _integer_array(ids, "ids", "item ids")
+    if indptr.size == 0:
+        raise ValueError("indptr must hold n_sets + 1 offsets, starting at 0; got an empty array "
+                         "(a family of no sets has indptr [0])")
+    if indptr[0] != 0:
+        raise ValueError(f"indptr must start at 0; got indptr[0] = {int(indptr[0])}")
+    falls = np.flatnonzero(indptr[1:] < indptr[:-1])
+    if falls.size:
+        k = int(falls[0])
+        raise ValueError(f"indptr must be non-decreasing; set {k} ends before it starts "
+                         f"(indptr[{k}] = {int(indptr[k])} > indptr[{k + 1}] = {int(indptr[k + 1])})")
+    if indptr[-1] != ids.size:
+        raise ValueError(f"indptr must end at len(ids) = {ids.size}; got indptr[-1] = {int(indptr[-1])}")
+    if ids.size:
+        outside = np.flatnonzero((ids < 0) | (ids >= n_items))
+        if outside.size:
+            i = int(outside[0])
+            raise ValueError(f"ids: set {_set_of(indptr, i)} holds the id {int(ids[i])}, outside "
+                             f"[0, n_items) = [0, {n_items})")
+        if n_items > np.iinfo(INDEX_DTYPE).max + 1 and ids.max() > np.iinfo(INDEX_DTYPE).max:
+            raise ValueError(f"ids holds {int(ids.max())}; item ids must fit in int32")
+        increasing = ids[1:] > ids[:-1]
+        # A comparison across two sets (last id of one, first of the next) does not count.
+        starts = indptr[1:-1]
+        increasing[starts[(starts > 0) & (starts < ids.size)] - 1] = True
+        unordered = np.flatnonzero(~increasing)
+        if unordered.size:
+            i = int(unordered[0]) + 1
+            k = _set_of(indptr, i)
+            raise ValueError(f"ids: set {k} is not strictly increasing: "
+                             f"{ids[indptr[k]:indptr[k + 1]].tolist()} (each set's ids must be sorted and "
+                             "distinct; SetFamily.from_sets sorts them)")
+    return indptr, ids
+
+
+def _set_of(indptr, position):
+    """The set whose slice of ``ids`` holds ``position`` (the last one, when empty sets share the offset)."""
+    return int(np.searchsorted(indptr, position, side="right")) - 1
+
+
+def _check_probabilities(probabilities, n_sets):
+    """``probabilities`` as float64 after checking there is one in [0, 1] for each of the ``n_sets`` sets."""
+    try:
+        p = np.asarray(probabilities, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"probabilities must be an array of floats in [0, 1]: {exc}") from None
+    if p.shape != (n_sets,):
+        raise ValueError(f"probabilities must hold one value per set, shape ({n_sets},); got shape {p.shape}")
+    bad = np.flatnonzero(~((p >= 0.0) & (p <= 1.0)))  # NaN fails both comparisons
+    if bad.size:
+        k = int(bad[0])
+        raise ValueError(f"probabilities must lie in [0, 1]; set {k} has {float(p[k])}")
+    return p
 
 
 def _pair_factor_matrix(graph, alpha, edge_probability):
@@ -220,7 +349,7 @@ def probabilistic_cliques(graph, alpha=0.8, *, max_size=None, max_sets=DEFAULT_M
 
     status, n_sets, indptr, ids, probs = run(size_cap, -1, True)
     if status == 0:
-        return SetFamily(indptr, ids, n_items, probs)
+        return SetFamily._trusted(indptr, ids, n_items, probs)
     message = (f"more than max_sets={max_sets} item sets have clique probability >= alpha={alpha} "
                f"(max_size={max_size}); the graph is too dense for these caps")
     if on_overflow == "raise":
@@ -242,4 +371,4 @@ def probabilistic_cliques(graph, alpha=0.8, *, max_size=None, max_sets=DEFAULT_M
         message + f"; kept every set of size <= {complete_size} ({complete_count} sets) and the "
         f"{max_sets - complete_count} lexicographically smallest of size {complete_size + 1}"),
         stacklevel=2)
-    return SetFamily(indptr, ids, n_items, probs, truncated=True, complete_size=complete_size)
+    return SetFamily._trusted(indptr, ids, n_items, probs, truncated=True, complete_size=complete_size)

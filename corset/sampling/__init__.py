@@ -100,27 +100,51 @@ class RuleSampler:
         self._head_samplers = {}
 
     def tail_sampler(self, rules=(), space="full", **options):
-        """The tail sampler for ``space`` with the coverage of ``rules`` applied (cached)."""
+        """The tail sampler for ``space`` with the coverage of ``rules`` applied.
+
+        Cached by ``space`` and ``options`` when the options are hashable;
+        an option holding a list or an array (e.g. ``family`` given as a list
+        of label sets, as :class:`InterpretableTailSampler` allows) is used as
+        given, with a sampler built for this call alone.
+
+        Raises
+        ------
+        TypeError
+            If ``space`` is not a string.
+        """
+        _check_name(space, "space", TAIL_SPACES)
         data = self.data
         rules = check_rules(rules, data.n_features, data.n_labels, allow_empty_head=True, duplicates="keep").rules
-        key = (space, tuple(sorted(options.items())))
-        sampler = self._tail_samplers.get(key)
+        key = _cache_key(space, tuple(sorted(options.items())))
+        sampler = None if key is None else self._tail_samplers.get(key)
         if sampler is None or sampler.rules_ != rules[:len(sampler.rules_)]:
             sampler = make_tail_sampler(self.data, space=space, **options)
-            self._tail_samplers[key] = sampler
+            if key is not None:
+                self._tail_samplers[key] = sampler
         if len(rules) > len(sampler.rules_):
             sampler.add_rules(rules[len(sampler.rules_):])
         return sampler
 
     def head_sampler(self, method="cftp", proposal="paper", min_head_length=1, max_head_length=None, **options):
-        """The head sampler for these settings (cached)."""
-        key = (method, proposal, min_head_length, max_head_length, tuple(sorted(options.items())))
-        sampler = self._head_samplers.get(key)
+        """The head sampler for these settings.
+
+        Cached by the settings when they are hashable; otherwise (an option
+        holding a list or an array, e.g. ``family``) built for this call alone.
+
+        Raises
+        ------
+        TypeError
+            If ``method`` is not a string.
+        """
+        _check_name(method, "method", HEAD_METHODS)
+        key = _cache_key(method, proposal, min_head_length, max_head_length, tuple(sorted(options.items())))
+        sampler = None if key is None else self._head_samplers.get(key)
         if sampler is None:
             sampler = make_head_sampler(self.data, method=method, proposal=proposal,
                                         min_head_length=min_head_length, max_head_length=max_head_length,
                                         **options)
-            self._head_samplers[key] = sampler
+            if key is not None:
+                self._head_samplers[key] = sampler
         return sampler
 
     def sample_tails(self, n, *, rules=(), space="full", random_state=None, **options):
@@ -132,6 +156,21 @@ class RuleSampler:
         """See :func:`sample_heads`."""
         sampler = self.head_sampler(method, proposal, min_head_length, max_head_length, **options)
         return sampler.sample(tail, n, random_state)
+
+
+def _check_name(value, argument, table):
+    """Refuse a ``space`` or ``method`` that is not a string before it is used as a cache key."""
+    if not isinstance(value, str):
+        raise TypeError(f"{argument} must be a string, one of {tuple(table)}; got {value!r}")
+
+
+def _cache_key(*parts):
+    """``parts`` as a cache key, or None when an option is unhashable (a list, an array): no caching then."""
+    try:
+        hash(parts)
+    except TypeError:
+        return None
+    return parts
 
 
 def sample_tails(X, Y, n, *, rules=(), space="full", random_state=None, **options):
