@@ -399,3 +399,19 @@ print("same")
     assert CandidateGenerator(data, head_method="gh", n_jobs=np.int64(2)).n_jobs == 2
     with pytest.raises(TypeError, match="n_threads must be an integer >= 1"):
         GreedyHeadSearch(data).sample_many([(0,)], 2, random_state=0, n_threads=2.0)
+
+
+def test_gh_counts_and_seed_records_that_are_not_ones_are_refused():
+    """n=True was taken as 1, n=2.0 and n=-2 failed inside numpy, a positive_record of 1000 raised a
+    bare IndexError; each now names its argument."""
+    rng = np.random.RandomState(0)
+    data = BinaryData(rng.rand(60, 8) < 0.4, rng.rand(60, 3) < 0.4)
+    search = GreedyHeadSearch(data, seed="uniform")
+    for n, error in ((True, TypeError), (2.0, TypeError), (-2, ValueError)):
+        with pytest.raises(error, match="n must be an integer >= 0"):
+            search.sample_many([(0,)], n, random_state=0)
+    assert search.sample_many([(0,)], 0, random_state=0)[0] == [[]]
+    with pytest.raises(ValueError, match=r"positive_record must be a record id in \[0, 60\); got 1000"):
+        search.search((0,), positive_record=1000)
+    with pytest.raises(ValueError, match="negative_record must be an integer >= 0"):
+        search.search((0,), positive_record=1, negative_record=-1)

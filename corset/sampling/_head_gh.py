@@ -415,6 +415,9 @@ class GreedyHeadSearch(HeadMethodSampler):
         D− (F' = F_{D+}).  Returns ``None`` when there is no head (see the
         module docstring).
         """
+        for record, name in ((positive_record, "positive_record"), (negative_record, "negative_record")):
+            if record is not None and check_positive_int(record, name, minimum=0) >= self.data.n_records:
+                raise ValueError(f"{name} must be a record id in [0, {self.data.n_records}); got {record}")
         role, positives = self.roles(tail, covered)
         if positive_record is None and positives.size == 0:
             return None
@@ -535,6 +538,7 @@ class GreedyHeadSearch(HeadMethodSampler):
         data = self.data
         covered = self._covered
         n_threads = _thread_count(n_threads)
+        n = check_positive_int(n, "n", minimum=0)   # n=True or 2.0 were taken, n=-2 failed in numpy
         # A tuple is checked by the seed-pair sampler (or _cached_roles); anything else here, as the
         # other head methods check it (int() would read "01" as (0, 1) and [1.9] as (1,)).
         tails = [t if type(t) is tuple else tuple(check_tail(t, data).tolist()) for t in tails]
