@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from .._ext import _coverage
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
-from ._check import check_rules
+from ._check import _canonical_ids, check_rules
 
 __all__ = ["Coverage", "coverage_flags", "d_specific_coverage", "marginal_coverage", "uncovered_label_counts"]
 
@@ -91,18 +91,36 @@ class Coverage:
 
         Parameters
         ----------
-        head, tail : tuple of int
-            A canonical rule (see :func:`corset.rules.check_rules`; the head
-            may be empty).  Not validated here: validate user input first.
-        support : ndarray of int32, optional
-            D[R] (sorted record ids), when the caller has it already.
+        head, tail : sequence of int
+            The rule: feature ids in ``[0, data.n_features)`` (the head may
+            be empty) and label ids in ``[0, data.n_labels)`` (the tail may
+            not), each without repeats and in any order, as in
+            :func:`corset.rules.check_rules`; the rule is kept in that
+            canonical form (sorted tuples).
+        support : array-like of int, optional
+            D[R], when the caller has it already: strictly increasing record
+            ids in ``[0, data.n_records)``.  Checked for that, not recomputed:
+            another set of records gives another coverage state.
         accuracy : float, default=0.0
             a(R), for :attr:`best_accuracy`.
+
+        Raises
+        ------
+        ValueError
+            If the head or tail holds an id out of range, a repeat or a
+            non-integer, the tail is empty, or ``support`` is not a strictly
+            increasing array of record ids in range.
         """
-        tail_ids = np.asarray(tail, dtype=INDEX_DTYPE)
+        data = self.data
+        # The kernel merges the tail with each record's sorted labels: an unsorted tail would miss
+        # occurrences. The rule layer accepts ids in any order and sorts them (check_rules).
+        head = _canonical_ids(head, data.n_features, "head", "Coverage.add", allow_empty=True)
+        tail = _canonical_ids(tail, data.n_labels, "tail", "Coverage.add")
+        tail_ids = np.array(tail, dtype=INDEX_DTYPE)
         if support is None:
-            support = self.data.rule_support(head, tail_ids)
-        support = np.ascontiguousarray(support, dtype=INDEX_DTYPE)
+            support = data.rule_support(head, tail_ids)
+        else:
+            support = _check_support(support, data.n_records)
         area = _coverage.cover(self._y_indptr, self._y_ids, support, tail_ids, float(accuracy), self.covered_padded,
                                self.best_accuracy, self.n_uncovered)
         if self._credit is not None:
@@ -164,6 +182,29 @@ class Coverage:
         if len(parts) == 1:   # one D[R]: sorted and unique already
             return parts[0].copy()
         return np.unique(np.concatenate(parts)).astype(INDEX_DTYPE)
+
+
+def _check_support(support, n_records):
+    """``support`` as a contiguous int32 array, after checking it is strictly increasing in [0, n_records).
+
+    The kernels index the state with these record ids, and the label-major
+    update gallops through them in order.
+    """
+    arr = np.asarray(support)
+    if arr.ndim != 1:
+        raise ValueError(f"support must be a 1-D array of record ids; got shape {arr.shape}")
+    if arr.size == 0:
+        return np.zeros(0, dtype=INDEX_DTYPE)
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"support must hold integer record ids; got dtype {arr.dtype}")
+    # Strictly increasing, so the first and last ids bound the rest; checked on the caller's
+    # dtype, before a narrowing conversion could wrap an id into range.
+    if arr.size > 1 and not (arr[1:] > arr[:-1]).all():
+        raise ValueError("support must hold strictly increasing record ids (D[R], sorted, each once)")
+    if arr[0] < 0 or arr[-1] >= n_records:
+        raise ValueError(f"support holds a record id outside [0, {n_records}): "
+                         f"{arr[0] if arr[0] < 0 else arr[-1]}")
+    return np.ascontiguousarray(arr, dtype=INDEX_DTYPE)
 
 
 def coverage_flags(data, rules):

@@ -7,6 +7,7 @@ other without a Python tuple per candidate.  It is still a sequence of
 ``(head, tail)`` tuples (built when an item is read), so any code written
 for a list of rules accepts it.
 """
+import numbers
 from collections.abc import Sequence
 from itertools import chain
 
@@ -18,13 +19,22 @@ from ._check import _rows
 __all__ = ["CandidatePool"]
 
 
-def _check_csr(indptr, ids, n, what, n_rows=None):
-    """``(indptr, ids)`` as int64/int32 arrays, each row non-empty and strictly increasing in [0, n)."""
-    indptr = np.asarray(indptr)
-    if indptr.size and not np.issubdtype(indptr.dtype, np.integer):
-        raise ValueError(f"candidate pool: {what}_indptr must hold integers; got dtype {indptr.dtype}")
-    indptr = np.ascontiguousarray(indptr, dtype=PTR_DTYPE)
-    ids = np.asarray(ids)
+def _check_csr(indptr, ids, n, what, n_rows=None, *, owned=False):
+    """``(indptr, ids)`` as read-only int64/int32 arrays, each row non-empty and strictly increasing in [0, n).
+
+    The arrays returned belong to the pool: an input array that passes
+    through unconverted is copied (unless ``owned``: arrays the library has
+    just built for this pool), so the caller cannot change the checked ids
+    behind the kernels' back.
+    """
+    given_indptr, given_ids = indptr, ids
+    read_indptr = np.asarray(indptr)
+    if read_indptr.size and not np.issubdtype(read_indptr.dtype, np.integer):
+        raise ValueError(f"candidate pool: {what}_indptr must hold integers; got dtype {read_indptr.dtype}")
+    indptr = np.ascontiguousarray(read_indptr, dtype=PTR_DTYPE)
+    if not owned:
+        indptr = _own(indptr, read_indptr, given_indptr)
+    ids = read_ids = np.asarray(ids)
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         raise ValueError(f"candidate pool: {what} ids must be integers; got dtype {ids.dtype}")
     if indptr.ndim != 1 or indptr.size == 0 or ids.ndim != 1:
@@ -44,7 +54,43 @@ def _check_csr(indptr, ids, n, what, n_rows=None):
         increasing[indptr[1:-1] - 1] = True  # comparisons across two rows do not count
         if not increasing.all():
             raise ValueError(f"candidate pool: the ids of a {what} must be strictly increasing")
-    return indptr, ids
+    if not owned:
+        ids = _own(ids, read_ids, given_ids)
+    return _read_only(indptr), _read_only(ids)
+
+
+def _own(array, read, given):
+    """``array`` (``read = numpy.asarray(given)``, converted), copied when it may be the caller's memory.
+
+    A list or tuple is read into a new array, and a conversion (dtype,
+    layout) makes one; anything else that passes through unconverted (an
+    ndarray of the right dtype, a view, a buffer) is still the caller's and
+    could change after the checks.
+    """
+    if type(given) in (list, tuple) or not np.may_share_memory(array, read):
+        return array
+    return array.copy()
+
+
+def _read_only(array):
+    """``array`` made read-only: a pool's ids are checked once, then only read."""
+    array.flags.writeable = False
+    return array
+
+
+def _check_id_types(flat, parts, what):
+    """Raise a ValueError unless every id of ``flat`` (the ids of ``parts``, in order) is an integer.
+
+    numpy would read ``(True, 2)`` as ``[1, 2]`` and ``(1.5, 2)`` as floats;
+    a bool is refused as :func:`corset.rules.check_rules` refuses it.
+    """
+    if set(map(type, flat)) <= {int}:   # the common case, without a loop in the interpreter
+        return
+    for x in flat:
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+            rule = next(i for i, part in enumerate(parts) if any(y is x for y in part))
+            raise ValueError(f"candidate pool: rule {rule}: the {what} must hold integer ids; "
+                             f"got {x!r} in {parts[rule]!r}")
 
 
 class CandidatePool(Sequence):
@@ -65,7 +111,10 @@ class CandidatePool(Sequence):
     The pool may hold a rule more than once (the selection keeps the first
     occurrence).  Items are ``(head, tail)`` tuples of Python ints, built on
     access.  The arrays are validated here, with numpy, so a pool can be
-    handed to the compiled kernels as it is.
+    handed to the compiled kernels as it is.  The pool keeps arrays of its
+    own (an input array is copied unless converting it made a new one) and
+    makes them read-only: ids changed after the checks would send the
+    kernels outside the data.
 
     Examples
     --------
@@ -76,11 +125,15 @@ class CandidatePool(Sequence):
     """
 
     def __init__(self, head_indptr, head_ids, tail_indptr, tail_ids, *, n_features, n_labels):
+        self._set_checked(head_indptr, head_ids, tail_indptr, tail_ids, n_features, n_labels, owned=False)
+
+    def _set_checked(self, head_indptr, head_ids, tail_indptr, tail_ids, n_features, n_labels, *, owned):
+        """Validate the arrays and keep them; ``owned``: the library has just built them for this pool (no copy)."""
         self.n_features = int(n_features)
         self.n_labels = int(n_labels)
-        self.head_indptr, self.head_ids = _check_csr(head_indptr, head_ids, self.n_features, "head")
+        self.head_indptr, self.head_ids = _check_csr(head_indptr, head_ids, self.n_features, "head", owned=owned)
         self.tail_indptr, self.tail_ids = _check_csr(tail_indptr, tail_ids, self.n_labels, "tail",
-                                                     n_rows=self.head_indptr.size - 1)
+                                                     n_rows=self.head_indptr.size - 1, owned=owned)
         self._items = None
 
     @classmethod
@@ -91,30 +144,46 @@ class CandidatePool(Sequence):
         tails were validated when the search was set up, and its heads are
         what the kernel emits (non-empty rows of sorted, distinct feature ids
         of the same data, int64 offsets and int32 ids).  Everything else
-        builds a pool through the checked constructor.
+        builds a pool through the checked constructor.  The arrays are new
+        (the kernel's output, held by no one else): they are made read-only,
+        not copied.
         """
         pool = cls.__new__(cls)
         pool.n_features = int(n_features)
         pool.n_labels = int(n_labels)
-        pool.head_indptr, pool.head_ids = head_indptr, head_ids
-        pool.tail_indptr, pool.tail_ids = tail_indptr, tail_ids
+        pool.head_indptr, pool.head_ids = _read_only(head_indptr), _read_only(head_ids)
+        pool.tail_indptr, pool.tail_ids = _read_only(tail_indptr), _read_only(tail_ids)
         pool._items = None
         return pool
 
     @classmethod
     def from_rules(cls, rules, *, n_features, n_labels):
-        """A pool from a sequence of (head, tail) pairs of sorted id sequences (repeats allowed)."""
+        """A pool from a sequence of (head, tail) pairs of sorted id sequences (repeats allowed).
+
+        Ids must be integers (Python or numpy ints); a bool or a float is
+        refused, as :func:`corset.rules.check_rules` refuses it.
+        """
         rules = list(rules)
         heads = [tuple(h) for h, _ in rules]
         tails = [tuple(t) for _, t in rules]
 
-        def csr(parts):
+        def csr(parts, what, n):
             indptr = np.zeros(len(parts) + 1, dtype=PTR_DTYPE)
             np.cumsum(list(map(len, parts)), out=indptr[1:])
-            ids = np.array(list(chain.from_iterable(parts)))
-            return indptr, (ids if ids.size else np.zeros(0, dtype=INDEX_DTYPE))
+            flat = list(chain.from_iterable(parts))
+            _check_id_types(flat, parts, what)
+            try:
+                # Integers only (checked above): a known dtype spares numpy's dtype discovery.
+                ids = np.array(flat, dtype=np.int64)
+            except OverflowError:
+                raise ValueError(f"candidate pool: a {what} holds an id outside [0, {n})") from None
+            return indptr, ids
 
-        return cls(*csr(heads), *csr(tails), n_features=n_features, n_labels=n_labels)
+        pool = cls.__new__(cls)
+        # The arrays are built here, for this pool only: checked, not copied.
+        pool._set_checked(*csr(heads, "head", n_features), *csr(tails, "tail", n_labels), n_features, n_labels,
+                          owned=True)
+        return pool
 
     @property
     def arrays(self):

@@ -155,10 +155,13 @@ def rule_quality(data, rule, rules=()):
 def jaccard_distance(data, rule_a, rule_b):
     """Jaccard distance of the coverages of two rules (correction 6: from support intersections).
 
-    0 when both coverages are empty, 1 when exactly one is.
+    0 when both coverages are empty, 1 when exactly one is.  d is a metric:
+    a rule (or the same rule written with its ids in another order) is at
+    distance 0 from itself.
     """
-    stats = rule_statistics(data, [rule_a, rule_b], name="rules")
-    if len(stats) < 2:  # pragma: no cover - rule_statistics raises on repeats
+    # Two rules, not a rule set: the same rule twice is allowed, and de-duplicated to one.
+    stats = rule_statistics(data, [rule_a, rule_b], name="rules", deduplicate=True)
+    if len(stats) < 2:  # the same rule: d(R, R) = 0, whether its coverage is empty or not
         return 0.0
     return float(_pairwise(stats)[0, 1])
 
