@@ -554,3 +554,16 @@ def test_a_head_length_bound_beyond_any_head_is_no_bound(method):
     X, Y = rng.rand(40, 6) < 0.4, rng.rand(40, 3) < 0.5
     huge = sample_heads(X, Y, (0,), 5, method=method, max_head_length=10**30, random_state=0)
     assert huge == sample_heads(X, Y, (0,), 5, method=method, max_head_length=None, random_state=0)
+
+
+def test_seed_pairs_need_one_count_per_tail():
+    """sample_pairs_many([(0,), (1,)], [2]) returned None for the second tail with no error."""
+    from corset.sampling._head_exact import HeadSampler
+    from corset import BinaryData
+
+    rng = np.random.RandomState(0)
+    data = BinaryData(rng.rand(40, 6) < 0.4, rng.rand(40, 3) < 0.5)
+    with pytest.raises(ValueError, match=r"counts must hold one count per tail \(2\); got 1"):
+        HeadSampler(data).sample_pairs_many([(0,), (1,)], [2], random_state=0)
+    pairs, errors = HeadSampler(data).sample_pairs_many([(0,), (1,)], [2, 3], random_state=0)
+    assert [len(p[0]) for p in pairs] == [2, 3] and errors == [None, None]

@@ -478,6 +478,9 @@ class HeadSampler(HeadMethodSampler):
         rng = check_seed(random_state)
         data = self.data
         n_labels = data.n_labels
+        if not _canonical and len(counts) != len(tails):
+            # zip() would leave the tails past the counts without pairs and without an error.
+            raise ValueError(f"counts must hold one count per tail ({len(tails)}); got {len(counts)}")
         errors = [None] * len(tails)
         # Arguments first, in order; the first bad one stops the loop there.  ``_canonical``: the
         # caller's tails are distinct canonical tuples and its counts ints >= 0 (CORSET-GH's own).
