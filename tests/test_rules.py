@@ -115,3 +115,11 @@ def test_tail_samplers_following_a_shared_coverage_draw_as_with_their_own(sample
         assert follower.rules_ == own.rules_
     with pytest.raises(ValueError, match="same BinaryData"):
         sampler_class(_data(seed + 10, n=60), coverage=shared)
+
+
+@pytest.mark.parametrize("n_features, error", [(None, TypeError), (8.5, TypeError), (-1, ValueError)])
+def test_check_rules_sizes_must_be_counts(n_features, error):
+    """None failed comparing an int with None; 8.5 was taken as a size."""
+    with pytest.raises(error, match="n_features must be an integer >= 0"):
+        check_rules([((0,), (0,))], n_features, 4)
+    assert check_rules([((0,), (0,))], np.int64(8), np.int32(4)).rules == [((0,), (0,))]

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._ext import _csr_rows
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
-from .._validation import _is_canonical
+from .._validation import _is_canonical, check_positive_int
 
 __all__ = ["RuleSet", "check_rules"]
 
@@ -150,6 +150,10 @@ def check_rules(rules, n_features, n_labels, *, name="rules", allow_empty_head=F
     """
     if duplicates not in DUPLICATES:
         raise ValueError(f"duplicates must be one of {DUPLICATES}; got {duplicates!r}")
+    if type(n_features) is not int or type(n_labels) is not int or n_features < 0 or n_labels < 0:
+        # numpy integers are sizes too; None or 8.5 are not (they failed in a comparison, or passed).
+        n_features = check_positive_int(n_features, "n_features", minimum=0)
+        n_labels = check_positive_int(n_labels, "n_labels", minimum=0)
     if rules is None:
         return RuleSet([], n_features, n_labels, np.zeros(0, dtype=np.int64))
     if isinstance(rules, RuleSet) and (rules.n_features, rules.n_labels) == (n_features, n_labels) and start == 0:
