@@ -567,3 +567,12 @@ def test_seed_pairs_need_one_count_per_tail():
         HeadSampler(data).sample_pairs_many([(0,), (1,)], [2], random_state=0)
     pairs, errors = HeadSampler(data).sample_pairs_many([(0,), (1,)], [2, 3], random_state=0)
     assert [len(p[0]) for p in pairs] == [2, 3] and errors == [None, None]
+
+
+@pytest.mark.parametrize("space", ["full", "interpretable"])
+def test_tails_of_a_y_without_labels_say_so(space):
+    """The message spoke of "the selected rules" when no rule was passed and Y held no 1."""
+    from corset.sampling import SamplingError, sample_tails
+
+    with pytest.raises(SamplingError, match="Y holds no label occurrence"):
+        sample_tails(np.eye(5, dtype=int), np.zeros((5, 3), dtype=int), 2, space=space, random_state=0)

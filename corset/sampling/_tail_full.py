@@ -172,6 +172,8 @@ class TailSampler(TailSpaceSampler):
         rng = check_seed(random_state)
         self.sync()
         if self.total_uncovered == 0:
+            if self.data.n_label_occurrences == 0:   # not the rules' doing: nothing to cover
+                raise SamplingError("Y holds no label occurrence: every tail has uncovered area 0")
             raise SamplingError("every label occurrence is covered by the selected rules: "
                                 "every tail has uncovered area 0")
         seed = draw_seeds(rng, 1)[0]

@@ -193,6 +193,8 @@ class InterpretableTailSampler(TailSpaceSampler):
         rng = check_seed(random_state)
         self.sync()
         if self.total_weight == 0:
+            if self.data.n_label_occurrences == 0:   # not the rules' doing: nothing to cover
+                raise SamplingError("Y holds no label occurrence: every tail has uncovered area 0")
             raise SamplingError("every set of the interpretable label space has uncovered area 0: "
                                 "the selected rules cover every label occurrence inside its sets")
         seed = draw_seeds(rng, 1)[0]
