@@ -373,7 +373,7 @@ def test_gh_tails_that_are_not_ids_are_refused(tail):
         GreedyHeadSearch(data).sample_many([tail], 2, random_state=0)
 
 
-def test_gh_threads_beyond_the_cpus_give_the_same_heads():
+def test_gh_threads_beyond_the_cpus_give_the_same_heads(tmp_path):
     """n_threads past the CPUs (100,000 made OpenMP crash the process) runs on the CPUs there are,
     with the heads of one thread; numpy integers are thread counts and n_jobs like ints."""
     import subprocess
@@ -392,7 +392,8 @@ one = GreedyHeadSearch(data).sample_many([(0,), (1, 2)], 5, random_state=0, n_th
 assert many == one, (many, one)
 print("same")
 """
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    # Run outside the source tree: the child imports the installed package, as the other tests do.
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert run.returncode == 0 and run.stdout.strip() == "same", run.stderr
     rng = np.random.RandomState(0)
     data = BinaryData(rng.rand(60, 8) < 0.4, rng.rand(60, 3) < 0.4)
