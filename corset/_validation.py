@@ -135,12 +135,21 @@ def _is_canonical(ids, n):
 _SMALL_IDS = 32
 
 
-def check_ids(ids, n, name, *, allow_empty=True):
-    """Return ``ids`` as a sorted, duplicate-free int32 array of ids in [0, n).
+def check_ids(ids, n, name, *, allow_empty=True, order="sort", whole_floats=True):
+    """Return ``ids`` as a duplicate-free int32 array of ids in [0, n).
 
     Raises ``ValueError`` naming ``name`` for an id out of range, a duplicate,
-    a non-integer or (unless ``allow_empty``) an empty set.
+    a non-integer or (unless ``allow_empty``) an empty set.  Whole numbers
+    written as floats (``1.0``) are ids unless ``whole_floats`` is False;
+    booleans never are.
+
+    ``order``: ``"sort"`` returns the ids sorted; ``"keep"`` returns them in
+    the caller's order (where the order means something, such as the columns
+    of negated literals); ``"increasing"`` requires them strictly increasing
+    already (a set the caller must pass sorted) and says so otherwise.
     """
+    if order not in ("sort", "keep", "increasing"):
+        raise ValueError(f"order must be 'sort', 'keep' or 'increasing'; got {order!r}")
     if type(ids) is tuple and ids and _is_canonical(ids, n):
         # Already sorted, distinct and in range: the conversion is all that is left.
         return np.array(ids, dtype=INDEX_DTYPE)
@@ -149,7 +158,12 @@ def check_ids(ids, n, name, *, allow_empty=True):
         # A rule's head or tail already checked (a few ids): one pass in Python costs less than
         # the min, max and order tests below, each a numpy call of several microseconds.
         return ids.astype(INDEX_DTYPE)
-    arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
+    if not isinstance(ids, np.ndarray):
+        ids = list(ids)
+        if any(isinstance(i, (bool, np.bool_)) for i in ids):
+            # numpy would read [True, 2] as the ids 1 and 2.
+            raise ValueError(f"{name} must hold integer ids; got a boolean among {ids}")
+    arr = np.asarray(ids)
     if arr.size == 0:
         if not allow_empty:
             raise ValueError(f"{name} is empty")
@@ -157,19 +171,105 @@ def check_ids(ids, n, name, *, allow_empty=True):
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D sequence of ids; got shape {arr.shape}")
     if arr.dtype.kind not in "iu":
-        if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
+        if whole_floats and arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
             arr = arr.astype(np.int64)
         else:
             raise ValueError(f"{name} must hold integer ids; got dtype {arr.dtype}")
+    # Range first, on the caller's dtype: a wider id must not wrap into range.
     if arr.min() < 0 or arr.max() >= n:
-        raise ValueError(f"{name} holds an id outside [0, {n}): {arr.tolist()}")
+        raise ValueError(f"{name} holds an id outside [0, {n}): {_shown(arr)}")
     if arr.size == 1 or bool(np.all(arr[1:] > arr[:-1])):
         # Strictly increasing: np.unique would return it unchanged.
         return arr.astype(INDEX_DTYPE)
-    out = np.unique(arr).astype(INDEX_DTYPE)
-    if out.size != arr.size:
-        raise ValueError(f"{name} holds duplicate ids: {arr.tolist()}")
-    return out
+    if order == "increasing":
+        raise ValueError(f"{name} must hold strictly increasing ids (sorted, each once): {_shown(arr)}")
+    if np.unique(arr).size != arr.size:
+        raise ValueError(f"{name} holds duplicate ids: {_shown(arr)}")
+    return arr.astype(INDEX_DTYPE) if order == "keep" else np.sort(arr).astype(INDEX_DTYPE)
+
+
+def _shown(arr, limit=20):
+    """The ids of ``arr`` for an error message: all of them, or the first ``limit`` and a count."""
+    if arr.size <= limit:
+        return str(arr.tolist())
+    return f"{arr[:limit].tolist()} and {arr.size - limit} more"
+
+
+def integer_array(values, name, what):
+    """``values`` as a 1-D int64 array; ``what`` says in errors what the entries are.
+
+    Floats (even whole ones) and booleans are refused rather than truncated or
+    read as 0/1.
+    """
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 1-D array of {what}; it could not be read as one: {exc}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of {what}; got an array of shape {arr.shape}")
+    if arr.size == 0:
+        return np.empty(0, dtype=np.int64)
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"{name} must hold integers ({what}); got dtype {arr.dtype}")
+    if arr.dtype == np.uint64 and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} holds {int(arr.max())}, beyond the int64 range")
+    return arr.astype(np.int64, copy=False)
+
+
+def check_id_rows(indptr, ids, n, *, indptr_name="indptr", ids_name="ids", row="set", n_name="n", n_rows=None,
+                  allow_empty=True):
+    """``(indptr, ids)`` as int64 arrays, after checking they are a CSR of rows of distinct ids in [0, n).
+
+    Each row (a set of items, a rule's head or tail) is ``ids[indptr[k]:indptr[k + 1]]``
+    and must be strictly increasing.  Every test is a vectorised pass over
+    the arrays; errors name the argument (``indptr_name``, ``ids_name``) and
+    the first offending row (``row`` k), and the bound as ``n_name``.  ``n_rows``: the number of rows
+    required (None: any); ``allow_empty``: whether a row may hold no id.
+    Ids must fit in int32, the kernels' id type.
+    """
+    indptr = integer_array(indptr, indptr_name, f"offsets (n_{row}s + 1 of them)")
+    ids = integer_array(ids, ids_name, "ids")
+    if indptr.size == 0:
+        raise ValueError(f"{indptr_name} must hold n_{row}s + 1 offsets, starting at 0; got an empty array "
+                         f"(no {row}s: [0])")
+    if indptr[0] != 0:
+        raise ValueError(f"{indptr_name} must start at 0; got {indptr_name}[0] = {int(indptr[0])}")
+    if n_rows is not None and indptr.size != n_rows + 1:
+        raise ValueError(f"{indptr_name} describes {indptr.size - 1} {row}s; expected {n_rows}")
+    falls = np.flatnonzero(indptr[1:] < indptr[:-1] if allow_empty else indptr[1:] <= indptr[:-1])
+    if falls.size:
+        k = int(falls[0])
+        what = "ends before it starts" if indptr[k + 1] < indptr[k] else "is empty"
+        raise ValueError(f"{indptr_name} must be {'non-decreasing' if allow_empty else 'increasing (every ' + row + ' non-empty)'}; "
+                         f"{row} {k} {what} ({indptr_name}[{k}] = {int(indptr[k])}, "
+                         f"{indptr_name}[{k + 1}] = {int(indptr[k + 1])})")
+    if indptr[-1] != ids.size:
+        raise ValueError(f"{indptr_name} must end at len({ids_name}) = {ids.size}; "
+                         f"got {indptr_name}[-1] = {int(indptr[-1])}")
+    if ids.size:
+        outside = np.flatnonzero((ids < 0) | (ids >= n))
+        if outside.size:
+            i = int(outside[0])
+            raise ValueError(f"{ids_name}: {row} {_row_of(indptr, i)} holds the id {int(ids[i])}, "
+                             f"outside [0, {n_name}) = [0, {n})")
+        if ids.max() > np.iinfo(INDEX_DTYPE).max:
+            raise ValueError(f"{ids_name} holds {int(ids.max())}; ids must fit in int32")
+        increasing = ids[1:] > ids[:-1]
+        # A comparison across two rows (last id of one, first of the next) does not count.
+        starts = indptr[1:-1]
+        increasing[starts[(starts > 0) & (starts < ids.size)] - 1] = True
+        unordered = np.flatnonzero(~increasing)
+        if unordered.size:
+            k = _row_of(indptr, int(unordered[0]) + 1)
+            raise ValueError(f"{ids_name}: {row} {k} is not strictly increasing: "
+                             f"{ids[indptr[k]:indptr[k + 1]].tolist()} (each {row}'s ids must be sorted "
+                             "and distinct)")
+    return indptr, ids
+
+
+def _row_of(indptr, position):
+    """The row whose slice of ``ids`` holds ``position`` (the last one, when empty rows share the offset)."""
+    return int(np.searchsorted(indptr, position, side="right")) - 1
 
 
 def check_seed(random_state):

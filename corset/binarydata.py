@@ -62,17 +62,7 @@ def with_negated_columns(X, negated):
 def _negated_ids(negated, n_features):
     """``negated`` as int64 ids, checked: distinct whole numbers in [0, n_features), in their order
     (the order of the negated literals' columns).  The compiled passes index X's columns with them."""
-    arr = np.asarray(negated)
-    if arr.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    arr = arr.reshape(-1)
-    if arr.dtype.kind not in "iu":
-        # Whole numbers written as floats (1.0) are ids; 1.5, True or text are not.
-        if arr.dtype.kind != "f" or not np.all(np.mod(arr, 1) == 0):
-            raise ValueError(f"negated must hold integer feature ids; got {arr.tolist()}")
-    if arr.min() < 0 or arr.max() >= n_features or np.unique(arr).size != arr.size:
-        raise ValueError(f"negated must hold distinct feature ids in [0, {n_features}); got {arr.tolist()}")
-    return np.ascontiguousarray(arr, dtype=np.int64)
+    return check_ids(negated, n_features, "negated", order="keep").astype(np.int64)
 
 
 def _no_labels(n_records):

@@ -537,8 +537,8 @@ def test_a_saved_rule_with_ids_that_are_not_whole_numbers_is_refused(head, messa
     (lambda d: d["rules"][0].update(head=[6]), "rule 0's head [6]"),
     (lambda d: d["rules"][0].update(tail=[2]), "rule 0's tail [2] must hold distinct ids in [0, 2)"),
     (lambda d: d["rules"][0].update(negated=list(d["rules"][0]["head"])), "both requires and negates"),
-    (lambda d: d.update(negated_features=[1.5]), "negated must hold integer feature ids"),
-    (lambda d: d.update(negated_features=[7]), "negated must hold distinct feature ids in [0, 6)"),
+    (lambda d: d.update(negated_features=[1.5]), "negated must hold integer ids"),
+    (lambda d: d.update(negated_features=[7]), "negated holds an id outside [0, 6): [7]"),
     (lambda d: d.update(label_base_rates=[0.05]), "label_base_rates must hold one rate in [0, 1] per label (2)"),
     (lambda d: d["params"].update(lam=-5), "saved model: The 'lam' parameter"),
 ])

@@ -123,7 +123,7 @@ def test_candidate_pool_validates_its_arrays():
     assert pool[1] == ((0, 2), (0,)) and len(pool) == 2
     assert list(CandidatePool.from_rules(list(pool), **ok)) == list(pool)
     cases = [
-        (([0, 1], [5], [0, 1], [0]), "outside \\[0, 5\\)"),
+        (([0, 1], [5], [0, 1], [0]), "head_ids: rule 0 holds the id 5, outside \\[0, n_features\\) = \\[0, 5\\)"),
         (([0, 1], [-1], [0, 1], [0]), "outside"),
         (([0, 2], [3, 1], [0, 1], [0]), "strictly increasing"),
         (([0, 2], [1, 1], [0, 1], [0]), "strictly increasing"),
@@ -132,7 +132,7 @@ def test_candidate_pool_validates_its_arrays():
         (([0, 1], [1], [0, 1, 2], [0, 1]), "describes 2 rules; expected 1"),
         (([0, 1], [1.5], [0, 1], [0]), "integers"),
         (([0, 1], [2**40], [0, 1], [0]), "outside"),
-        (([1, 2], [1, 2], [0, 1], [0]), "from 0"),
+        (([1, 2], [1, 2], [0, 1], [0]), "head_indptr must start at 0"),
     ]
     for arrays, message in cases:
         with pytest.raises(ValueError, match=message):

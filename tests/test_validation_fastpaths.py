@@ -119,6 +119,62 @@ def test_check_ids_sorts_arrays():
     assert check_ids(np.array([1, 3, 5]), 8, "ids").tolist() == [1, 3, 5]
 
 
+@settings(max_examples=300, deadline=None)
+@given(ids=id_lists)
+def test_check_ids_orders_agree_with_sorting(ids):
+    """``order="keep"`` accepts what the default accepts, in the caller's order; ``"increasing"``
+    accepts only what sorting would leave unchanged.  Errors other than the order are the same."""
+    def outcome(**kwargs):
+        try:
+            return "ok", check_ids(list(ids), 8, "ids", **kwargs).tolist()
+        except ValueError as exc:
+            return "error", str(exc)
+
+    sort, keep, increasing = outcome(), outcome(order="keep"), outcome(order="increasing")
+    assert sort[0] == keep[0]
+    if sort[0] == "ok":
+        assert sorted(keep[1]) == sort[1] and keep[1] == [int(i) for i in ids]
+        assert increasing == (sort if keep[1] == sort[1] else
+                              ("error", f"ids must hold strictly increasing ids (sorted, each once): {keep[1]}"))
+    else:
+        assert keep == sort
+        assert increasing[0] == "error"
+
+
+def test_check_ids_whole_floats_and_order_are_checked():
+    assert check_ids([2.0, 1.0], 8, "ids", order="keep").tolist() == [2, 1]
+    with pytest.raises(ValueError, match="ids must hold integer ids; got dtype float64"):
+        check_ids([2.0], 8, "ids", whole_floats=False)
+    with pytest.raises(ValueError, match="ids must hold integer ids; got a boolean among"):
+        check_ids([True, 2], 8, "ids")   # numpy reads the list as [1, 2]
+    with pytest.raises(ValueError, match="order must be 'sort', 'keep' or 'increasing'"):
+        check_ids([1], 8, "ids", order="sorted")
+    with pytest.raises(ValueError, match=r"holds an id outside \[0, 8\): \[0, 1, .*, 19\] and 5 more"):
+        check_ids(list(range(25)), 8, "ids")
+
+
+@pytest.mark.parametrize("indptr, ids, kwargs, message", [
+    ([0, 1, 1], [2], {}, None),
+    ([0, 1, 1], [2], {"allow_empty": False, "row": "rule"},
+     r"indptr must be increasing \(every rule non-empty\); rule 1 is empty"),
+    ([0, 2, 1], [2, 3], {}, "indptr must be non-decreasing; set 1 ends before it starts"),
+    ([0, 1], [2], {"n_rows": 2, "row": "rule"}, "indptr describes 1 rules; expected 2"),
+    ([0, 2], [3, 9], {"n_name": "n_items"}, r"ids: set 0 holds the id 9, outside \[0, n_items\) = \[0, 5\)"),
+    ([0, 2], [3, 3], {"ids_name": "head_ids"}, r"head_ids: set 0 is not strictly increasing: \[3, 3\]"),
+    ([0, 1], [True], {}, "ids must hold integers"),
+    ([], [], {"indptr_name": "tail_indptr", "row": "rule"}, r"tail_indptr must hold n_rules \+ 1 offsets"),
+])
+def test_check_id_rows(indptr, ids, kwargs, message):
+    from corset._validation import check_id_rows
+
+    if message is None:
+        out = check_id_rows(indptr, ids, 5, **kwargs)
+        assert [a.tolist() for a in out] == [indptr, ids] and all(a.dtype == np.int64 for a in out)
+        return
+    with pytest.raises(ValueError, match=message):
+        check_id_rows(indptr, ids, 5, **kwargs)
+
+
 def _data(seed=0, n=40, f=6, l=3):
     rng = np.random.RandomState(seed)
     return BinaryData(rng.rand(n, f) < 0.5, rng.rand(n, l) < 0.4)

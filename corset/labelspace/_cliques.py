@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from .._ext import _cliques
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
-from .._validation import check_positive_int
+from .._validation import check_id_rows, check_positive_int
 from ._graph import (CooccurrenceGraph, _canonical, _check_edge_probability, _check_probability,
                      _drop_below, _kernel_csr)
 
@@ -80,7 +80,7 @@ class SetFamily:
         # The kernels (PRETTI, the samplers) index with these arrays unchecked: an id out of range
         # or an offset past ``ids`` would read outside memory, so everything is checked here.
         n_items = check_positive_int(n_items, "n_items", minimum=0)
-        indptr, ids = _check_csr(indptr, ids, n_items)
+        indptr, ids = check_id_rows(indptr, ids, n_items, n_name="n_items")
         if probabilities is not None:
             probabilities = _check_probabilities(probabilities, indptr.shape[0] - 1)
         complete_size = check_positive_int(complete_size, "complete_size", minimum=0, allow_none=True)
@@ -161,72 +161,6 @@ def _frozen(a, dtype):
     a = np.array(a, dtype=dtype, copy=True, order="C")
     a.flags.writeable = False
     return a
-
-
-def _integer_array(values, name, what):
-    """``values`` as a 1-D int64 array; ``what`` says in errors what the entries are."""
-    try:
-        arr = np.asarray(values)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a 1-D array of {what}; it could not be read as one: {exc}") from None
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array of {what}; got an array of shape {arr.shape}")
-    if arr.size == 0:
-        return np.empty(0, dtype=np.int64)
-    # As in from_sets and corset.rules.check_rules: floats (even whole ones) and booleans are refused
-    # rather than truncated or read as 0/1.
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"{name} must hold integers ({what}); got dtype {arr.dtype}")
-    if arr.dtype == np.uint64 and arr.max() > np.iinfo(np.int64).max:
-        raise ValueError(f"{name} holds {int(arr.max())}, beyond the int64 range")
-    return arr.astype(np.int64, copy=False)
-
-
-def _check_csr(indptr, ids, n_items):
-    """``(indptr, ids)`` as int64 arrays after checking they describe sets of distinct ids in [0, n_items).
-
-    Every test is a vectorised pass over the arrays; errors name the argument
-    and the first offending set.
-    """
-    indptr = _integer_array(indptr, "indptr", "offsets (n_sets + 1 of them)")
-    ids = _integer_array(ids, "ids", "item ids")
-    if indptr.size == 0:
-        raise ValueError("indptr must hold n_sets + 1 offsets, starting at 0; got an empty array "
-                         "(a family of no sets has indptr [0])")
-    if indptr[0] != 0:
-        raise ValueError(f"indptr must start at 0; got indptr[0] = {int(indptr[0])}")
-    falls = np.flatnonzero(indptr[1:] < indptr[:-1])
-    if falls.size:
-        k = int(falls[0])
-        raise ValueError(f"indptr must be non-decreasing; set {k} ends before it starts "
-                         f"(indptr[{k}] = {int(indptr[k])} > indptr[{k + 1}] = {int(indptr[k + 1])})")
-    if indptr[-1] != ids.size:
-        raise ValueError(f"indptr must end at len(ids) = {ids.size}; got indptr[-1] = {int(indptr[-1])}")
-    if ids.size:
-        outside = np.flatnonzero((ids < 0) | (ids >= n_items))
-        if outside.size:
-            i = int(outside[0])
-            raise ValueError(f"ids: set {_set_of(indptr, i)} holds the id {int(ids[i])}, outside "
-                             f"[0, n_items) = [0, {n_items})")
-        if n_items > np.iinfo(INDEX_DTYPE).max + 1 and ids.max() > np.iinfo(INDEX_DTYPE).max:
-            raise ValueError(f"ids holds {int(ids.max())}; item ids must fit in int32")
-        increasing = ids[1:] > ids[:-1]
-        # A comparison across two sets (last id of one, first of the next) does not count.
-        starts = indptr[1:-1]
-        increasing[starts[(starts > 0) & (starts < ids.size)] - 1] = True
-        unordered = np.flatnonzero(~increasing)
-        if unordered.size:
-            i = int(unordered[0]) + 1
-            k = _set_of(indptr, i)
-            raise ValueError(f"ids: set {k} is not strictly increasing: "
-                             f"{ids[indptr[k]:indptr[k + 1]].tolist()} (each set's ids must be sorted and "
-                             "distinct; SetFamily.from_sets sorts them)")
-    return indptr, ids
-
-
-def _set_of(indptr, position):
-    """The set whose slice of ``ids`` holds ``position`` (the last one, when empty sets share the offset)."""
-    return int(np.searchsorted(indptr, position, side="right")) - 1
 
 
 def _check_probabilities(probabilities, n_sets):

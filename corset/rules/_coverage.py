@@ -16,6 +16,7 @@ import scipy.sparse as sp
 
 from .._ext import _coverage
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
+from .._validation import check_ids
 from ._check import _canonical_ids, check_rules
 
 __all__ = ["Coverage", "coverage_flags", "d_specific_coverage", "marginal_coverage", "uncovered_label_counts"]
@@ -188,23 +189,10 @@ def _check_support(support, n_records):
     """``support`` as a contiguous int32 array, after checking it is strictly increasing in [0, n_records).
 
     The kernels index the state with these record ids, and the label-major
-    update gallops through them in order.
+    update gallops through them in order: they must come sorted, not be
+    sorted here (D[R] as computed; floats are refused).
     """
-    arr = np.asarray(support)
-    if arr.ndim != 1:
-        raise ValueError(f"support must be a 1-D array of record ids; got shape {arr.shape}")
-    if arr.size == 0:
-        return np.zeros(0, dtype=INDEX_DTYPE)
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"support must hold integer record ids; got dtype {arr.dtype}")
-    # Strictly increasing, so the first and last ids bound the rest; checked on the caller's
-    # dtype, before a narrowing conversion could wrap an id into range.
-    if arr.size > 1 and not (arr[1:] > arr[:-1]).all():
-        raise ValueError("support must hold strictly increasing record ids (D[R], sorted, each once)")
-    if arr[0] < 0 or arr[-1] >= n_records:
-        raise ValueError(f"support holds a record id outside [0, {n_records}): "
-                         f"{arr[0] if arr[0] < 0 else arr[-1]}")
-    return np.ascontiguousarray(arr, dtype=INDEX_DTYPE)
+    return check_ids(support, n_records, "support", order="increasing", whole_floats=False)
 
 
 def coverage_flags(data, rules):

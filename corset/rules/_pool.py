@@ -14,6 +14,7 @@ from itertools import chain
 import numpy as np
 
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
+from .._validation import check_id_rows
 from ._check import _rows
 
 __all__ = ["CandidatePool"]
@@ -27,36 +28,14 @@ def _check_csr(indptr, ids, n, what, n_rows=None, *, owned=False):
     just built for this pool), so the caller cannot change the checked ids
     behind the kernels' back.
     """
-    given_indptr, given_ids = indptr, ids
-    read_indptr = np.asarray(indptr)
-    if read_indptr.size and not np.issubdtype(read_indptr.dtype, np.integer):
-        raise ValueError(f"candidate pool: {what}_indptr must hold integers; got dtype {read_indptr.dtype}")
-    indptr = np.ascontiguousarray(read_indptr, dtype=PTR_DTYPE)
+    checked = check_id_rows(indptr, ids, n, indptr_name=f"{what}_indptr", ids_name=f"{what}_ids", row="rule",
+                            n_name="n_features" if what == "head" else "n_labels", n_rows=n_rows,
+                            allow_empty=False)
+    out = np.ascontiguousarray(checked[0], dtype=PTR_DTYPE), np.ascontiguousarray(checked[1], dtype=INDEX_DTYPE)
     if not owned:
-        indptr = _own(indptr, read_indptr, given_indptr)
-    ids = read_ids = np.asarray(ids)
-    if ids.size and not np.issubdtype(ids.dtype, np.integer):
-        raise ValueError(f"candidate pool: {what} ids must be integers; got dtype {ids.dtype}")
-    if indptr.ndim != 1 or indptr.size == 0 or ids.ndim != 1:
-        raise ValueError(f"candidate pool: {what}_indptr must be a non-empty 1-D array and {what}_ids 1-D")
-    if n_rows is not None and indptr.size != n_rows + 1:
-        raise ValueError(f"candidate pool: {what}_indptr describes {indptr.size - 1} rules; expected {n_rows}")
-    lengths = np.diff(indptr)
-    if indptr[0] != 0 or indptr[-1] != ids.size or (lengths <= 0).any():
-        raise ValueError(f"candidate pool: every {what} must be non-empty and {what}_indptr must run "
-                         f"from 0 to len({what}_ids) = {ids.size}")
-    # Range first, on the caller's dtype: a wider id must not wrap into range.
-    if ids.size and (ids.min() < 0 or ids.max() >= n):
-        raise ValueError(f"candidate pool: a {what} holds an id outside [0, {n})")
-    ids = np.ascontiguousarray(ids, dtype=INDEX_DTYPE)
-    if ids.size > lengths.size:
-        increasing = ids[1:] > ids[:-1]
-        increasing[indptr[1:-1] - 1] = True  # comparisons across two rows do not count
-        if not increasing.all():
-            raise ValueError(f"candidate pool: the ids of a {what} must be strictly increasing")
-    if not owned:
-        ids = _own(ids, read_ids, given_ids)
-    return _read_only(indptr), _read_only(ids)
+        # Read again (it worked in the check) to see whether the result is still the caller's memory.
+        out = tuple(_own(array, np.asarray(given), given) for array, given in zip(out, (indptr, ids)))
+    return _read_only(out[0]), _read_only(out[1])
 
 
 def _own(array, read, given):
