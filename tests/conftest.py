@@ -41,3 +41,23 @@ def threaded_searches(monkeypatch):
     import corset.sampling._candidates as candidates
 
     monkeypatch.setattr(candidates, "THREADED_SEARCH_MIN_SECONDS", 0.0)
+
+
+@pytest.fixture
+def tiny_data():
+    """A 5-record BinaryData (4 features, 3 labels) for the input-check tests."""
+    import numpy as np
+
+    from corset import BinaryData
+
+    X = np.array([[1, 0, 1, 0],
+                  [1, 1, 0, 0],
+                  [0, 1, 1, 1],
+                  [1, 1, 1, 0],
+                  [0, 0, 1, 1]], dtype=np.uint8)
+    Y = np.array([[1, 1, 0],
+                  [1, 0, 1],
+                  [0, 1, 1],
+                  [1, 1, 1],
+                  [1, 0, 0]], dtype=np.uint8)
+    return BinaryData(X, Y)

@@ -17,25 +17,14 @@ the kernel with one that fails the test if it is reached.
 import numpy as np
 import pytest
 
-from corset import BinaryData
 from corset.rules import CandidatePool, Coverage
 from corset.rules import _coverage as coverage_module
 from corset.selection import adjusted_accuracy, greedy_selection, jaccard_distance, rule_statistics
 
 
 @pytest.fixture
-def data():
-    X = np.array([[1, 0, 1, 0],
-                  [1, 1, 0, 0],
-                  [0, 1, 1, 1],
-                  [1, 1, 1, 0],
-                  [0, 0, 1, 1]], dtype=np.uint8)
-    Y = np.array([[1, 1, 0],
-                  [1, 0, 1],
-                  [0, 1, 1],
-                  [1, 1, 1],
-                  [1, 0, 0]], dtype=np.uint8)
-    return BinaryData(X, Y)
+def data(tiny_data):
+    return tiny_data
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from ._pretti import contained_sets
 
 
 def interpretable_space(data, items="labels", alpha=0.8, *, edge_probability="symmetrised",
-                        max_size=None, max_sets=DEFAULT_MAX_SETS, on_overflow="raise"):
+                        max_size=None, max_sets=DEFAULT_MAX_SETS, on_overflow="raise", _parameter_names=None):
     """The interpretable space S⁻ of the labels (or features) of ``data``.
 
     Builds the co-occurrence graph with edges below ``alpha`` pruned (no pair
@@ -37,7 +37,7 @@ def interpretable_space(data, items="labels", alpha=0.8, *, edge_probability="sy
     alpha : float in (0, 1], default=0.8
     edge_probability : {"symmetrised", "directed"}, default="symmetrised"
         See :func:`label_graph` and :func:`probabilistic_cliques`.
-    max_size, max_sets, on_overflow
+    max_size, max_sets, on_overflow, _parameter_names
         See :func:`probabilistic_cliques`.
 
     Returns
@@ -55,7 +55,7 @@ def interpretable_space(data, items="labels", alpha=0.8, *, edge_probability="sy
     build = label_graph if items == "labels" else feature_graph
     graph = build(data, edge_probability=edge_probability, min_probability=alpha)
     return probabilistic_cliques(graph, alpha, max_size=max_size, max_sets=max_sets,
-                                 on_overflow=on_overflow)
+                                 on_overflow=on_overflow, _parameter_names=_parameter_names)
 
 
 __all__ = [

@@ -209,8 +209,23 @@ def _pair_factor_matrix(graph, alpha, edge_probability):
     return _canonical(_drop_below(Q, alpha)), np.arange(W.shape[0], dtype=INDEX_DTYPE)
 
 
+def _cap_names(parameter_names):
+    """``(max_sets, max_size)``'s names in the caller's own terms: ``parameter_names`` maps
+    "max_sets" and "max_size" to them, for a caller that passes its own parameters on under these
+    names (CorsetClassifier's max_cliques and max_clique_size arrive here as max_sets and
+    max_size); None keeps both."""
+    names = {"max_sets": "max_sets", "max_size": "max_size"}
+    if parameter_names is not None:
+        unknown = set(parameter_names) - set(names)
+        if unknown or not all(isinstance(v, str) and v for v in parameter_names.values()):
+            raise ValueError("_parameter_names must map 'max_sets' and 'max_size' to non-empty names; "
+                             f"got {parameter_names!r}")
+        names.update(parameter_names)
+    return names["max_sets"], names["max_size"]
+
+
 def probabilistic_cliques(graph, alpha=0.8, *, max_size=None, max_sets=DEFAULT_MAX_SETS,
-                          on_overflow="raise", edge_probability=None):
+                          on_overflow="raise", edge_probability=None, _parameter_names=None):
     """The item sets whose clique probability is at least ``alpha`` (the space S⁻).
 
     Section enhanced_sampling, "Constructing S⁻": each edge {u, v} of the
@@ -251,6 +266,10 @@ def probabilistic_cliques(graph, alpha=0.8, *, max_size=None, max_sets=DEFAULT_M
         issued and the family has ``truncated=True``, ``complete_size=s``.
     edge_probability : {"directed", "symmetrised"}, optional
         Only for a matrix ``graph`` (a CooccurrenceGraph knows its own).
+    _parameter_names : dict, optional
+        For callers that take the caps under other names: ``{"max_sets":
+        name, "max_size": name}`` (either key may be left out), the names
+        the errors and the warning then give them.
 
     Returns
     -------
@@ -265,8 +284,11 @@ def probabilistic_cliques(graph, alpha=0.8, *, max_size=None, max_sets=DEFAULT_M
         With ``on_overflow="raise"``, when more than ``max_sets`` sets exist.
     """
     alpha = _check_probability(alpha, "alpha", allow_zero=False)
-    max_sets = check_positive_int(max_sets, "max_sets")
-    max_size = check_positive_int(max_size, "max_size", allow_none=True)
+    # The caps are named as the caller named them: a user of CorsetClassifier set max_cliques,
+    # not max_sets, and is told so.
+    sets_name, size_name = _cap_names(_parameter_names)
+    max_sets = check_positive_int(max_sets, sets_name)
+    max_size = check_positive_int(max_size, size_name, allow_none=True)
     if on_overflow not in ON_OVERFLOW:
         raise ValueError(f"on_overflow must be one of {ON_OVERFLOW}; got {on_overflow!r}")
     Q, roots = _pair_factor_matrix(graph, alpha, edge_probability)
@@ -284,11 +306,11 @@ def probabilistic_cliques(graph, alpha=0.8, *, max_size=None, max_sets=DEFAULT_M
     status, n_sets, indptr, ids, probs = run(size_cap, -1, True)
     if status == 0:
         return SetFamily._trusted(indptr, ids, n_items, probs)
-    message = (f"more than max_sets={max_sets} item sets have clique probability >= alpha={alpha} "
-               f"(max_size={max_size}); the graph is too dense for these caps")
+    message = (f"more than {sets_name}={max_sets} item sets have clique probability >= alpha={alpha} "
+               f"({size_name}={max_size}); the graph is too dense for these caps")
     if on_overflow == "raise":
         raise CliqueOverflowError(
-            message + ": raise alpha, lower max_size, raise max_sets, or pass "
+            message + f": raise alpha, lower {size_name}, raise {sets_name}, or pass "
             "on_overflow='truncate' to keep the smallest sets")
     # Largest size whose sets all fit; each counting pass stops after max_sets sets.
     complete_size, complete_count = 0, 0
@@ -300,7 +322,7 @@ def probabilistic_cliques(graph, alpha=0.8, *, max_size=None, max_sets=DEFAULT_M
     status, n_sets, indptr, ids, probs = run(complete_size + 1, max_sets - complete_count, True)
     if status != 0 or n_sets != max_sets:  # pragma: no cover - the counting passes guarantee it
         raise RuntimeError(f"internal error in the truncated clique enumeration: status {status}, "
-                           f"{n_sets} sets for max_sets={max_sets}")
+                           f"{n_sets} sets for {sets_name}={max_sets}")
     warnings.warn(CliqueTruncationWarning(
         message + f"; kept every set of size <= {complete_size} ({complete_count} sets) and the "
         f"{max_sets - complete_count} lexicographically smallest of size {complete_size + 1}"),

@@ -82,13 +82,19 @@ class RuleSet(Sequence):
         return f"RuleSet(n_rules={len(self)}, n_features={self.n_features}, n_labels={self.n_labels})"
 
 
+def _is_scalar_array(value):
+    """Whether ``value`` is a 0-d numpy array: it has ``__iter__``, but iterating it raises numpy's
+    own TypeError ("iteration over a 0-d array"), which names no argument."""
+    return isinstance(value, np.ndarray) and value.ndim == 0
+
+
 def _canonical_ids(ids, n, what, where, allow_empty=False):
     """Sorted tuple of distinct ints in [0, n) from ``ids``; ``where`` names the rule in errors."""
     # Fast path: already canonical (a strictly increasing tuple of Python ints in range),
     # which is what the samplers produce.
     if type(ids) is tuple and (ids or allow_empty) and _is_canonical(ids, n):
         return ids
-    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
+    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__") or _is_scalar_array(ids):
         raise ValueError(f"{where}: the {what} must be a sequence of integer ids; got {ids!r}")
     values = []
     for x in ids:
@@ -160,7 +166,7 @@ def check_rules(rules, n_features, n_labels, *, name="rules", allow_empty_head=F
         if (allow_empty_head or all(h for h, _ in rules.rules)) and (
                 duplicates == "keep" or len(set(rules.rules)) == len(rules.rules)):
             return rules
-    if isinstance(rules, (str, bytes)) or not hasattr(rules, "__iter__"):
+    if isinstance(rules, (str, bytes)) or not hasattr(rules, "__iter__") or _is_scalar_array(rules):
         raise ValueError(f"{name} must be a sequence of (head, tail) pairs; got {rules!r}")
     if type(rules) is list:
         fast = _canonical_list(rules, n_features, n_labels, distinct=duplicates != "keep")

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from .._ext import _coverage
 from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
 from .._validation import check_ids
+from ..binarydata import BinaryData
 from ._check import _canonical_ids, check_rules
 
 __all__ = ["Coverage", "coverage_flags", "d_specific_coverage", "marginal_coverage", "uncovered_label_counts"]
@@ -65,6 +66,10 @@ class Coverage:
     """
 
     def __init__(self, data):
+        if not isinstance(data, BinaryData):
+            # Anything else fails below on a missing attribute, an error that names no argument.
+            raise TypeError(f"data must be a corset.BinaryData; got {type(data).__name__} "
+                            "(build one with corset.BinaryData(X, Y))")
         self.data = data
         n = data.n_label_occurrences
         self.covered_padded = np.zeros(n + 1, dtype=np.uint8)

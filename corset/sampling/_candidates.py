@@ -19,7 +19,7 @@ import numpy as np
 
 from .._validation import check_positive_int, check_seed
 from ..rules import Coverage, check_rules
-from ._common import check_data, check_tail
+from ._common import MAX_DRAWS, check_data, check_tail
 from ._errors import (
     NoDiscriminativeHeadError,
     NoNegativeRecordsError,
@@ -83,6 +83,7 @@ class CandidateGenerator:
         Tails sampled per call (by uncovered area, Algorithm 2).
     n_heads_per_tail : int, default=10
         Heads sampled for each sampled tail (a tail drawn twice gets heads twice).
+        ``n_tails * n_heads_per_tail`` may not pass 2**31 - 1 (a ValueError).
     head_method : str, default="cftp"
         A head method of :func:`corset.sampling.sample_heads` ("cftp",
         "rejection"; "surs" and "gh" once their modules provide them).
@@ -161,6 +162,12 @@ class CandidateGenerator:
         self.data = check_data(data)
         self.n_tails = check_positive_int(n_tails, "n_tails", minimum=1)
         self.n_heads_per_tail = check_positive_int(n_heads_per_tail, "n_heads_per_tail", minimum=1)
+        if self.n_tails * self.n_heads_per_tail > MAX_DRAWS:
+            # Refused here, before anything is allocated: each call draws n_tails tails (its
+            # arrays sized for all of them up front), then n_heads_per_tail heads for each.
+            raise ValueError(f"n_tails * n_heads_per_tail must be at most {MAX_DRAWS} candidates per pool; "
+                             f"got n_tails={self.n_tails} * "
+                             f"n_heads_per_tail={self.n_heads_per_tail} = {self.n_tails * self.n_heads_per_tail}")
         if on_proposal_limit not in ("raise", "skip"):
             raise ValueError(f"on_proposal_limit must be 'raise' or 'skip'; got {on_proposal_limit!r}")
         self.on_proposal_limit = on_proposal_limit

@@ -39,9 +39,28 @@ def plain_feature_counts(data):
     return np.asarray(data.record_n_features, dtype=np.int64)
 
 
+#: The most draws one call may ask for (2**31 - 1, the largest int32 id).  The samplers allocate
+#: their output for every draw before the first one: a request past any machine's memory is
+#: refused here instead of filling memory until the process is killed.  (A smaller request can
+#: still be too large for a given machine; numpy then raises MemoryError.)
+MAX_DRAWS = int(np.iinfo(INDEX_DTYPE).max)
+
+
 def check_n(n, name="n"):
-    """A number of samples: an integer >= 0."""
-    return check_positive_int(n, name, minimum=0)
+    """A number of samples: an integer in [0, MAX_DRAWS]."""
+    n = check_positive_int(n, name, minimum=0)
+    if n > MAX_DRAWS:
+        raise ValueError(f"{name} must be at most {MAX_DRAWS} draws per call; got {n}")
+    return n
+
+
+def no_draws(return_records):
+    """What a tail sampler's ``sample(0, ...)`` returns when every tail has weight 0: no tail (and,
+    with ``return_records``, no record, int32 as the kernels' records).  Drawing nothing needs
+    no positive weight, so it is not the error that a draw would be."""
+    if return_records:
+        return [], np.empty(0, dtype=INDEX_DTYPE)
+    return []
 
 
 def cached_per_tail(cache, size, data, tail, build):

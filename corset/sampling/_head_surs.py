@@ -88,7 +88,7 @@ class ReducedSpaceHeadSampler(HeadMethodSampler):
 
     def __init__(self, data, *, proposal="paper", min_head_length=1, max_head_length=None, alpha=None,
                  edge_probability=None, max_size=None, max_sets=None, on_overflow=None, family=None,
-                 max_proposals=DEFAULT_MAX_PROPOSALS, cache_size=256, _mutation=None):
+                 max_proposals=DEFAULT_MAX_PROPOSALS, cache_size=256, _mutation=None, _parameter_names=None):
         self.data = check_data(data)
         if proposal != "paper":
             raise ValueError(f"proposal must be 'paper' for the reduced feature space (w̄(D+) = |φ_F(D+)|, "
@@ -100,13 +100,13 @@ class ReducedSpaceHeadSampler(HeadMethodSampler):
         self.min_head_length, self.max_head_length = check_head_lengths(min_head_length, max_head_length)
         self.max_proposals = check_positive_int(max_proposals, "max_proposals", minimum=1)
         self.cache_size = check_positive_int(cache_size, "cache_size", minimum=1)
-        max_size = check_positive_int(max_size, "max_size", allow_none=True)
+        max_size = check_positive_int(max_size, (_parameter_names or {}).get("max_size", "max_size"), allow_none=True)
         clique_size = max_size
         if family is None and self.max_head_length is not None:
             clique_size = self.max_head_length if max_size is None else min(max_size, self.max_head_length)
         self.family_ = build_space(data, "features", alpha=alpha, edge_probability=edge_probability,
                                    max_size=clique_size, max_sets=max_sets, on_overflow=on_overflow,
-                                   family=family)
+                                   family=family, _parameter_names=_parameter_names)
         lengths = self.family_.lengths()
         allowed = lengths >= self.min_head_length
         if self.max_head_length is not None:

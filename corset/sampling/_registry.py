@@ -131,7 +131,9 @@ def _exact_heads(method):
 
 
 def _clique_options(params):
-    return {"alpha": params["alpha"], "max_size": params["max_clique_size"], "max_sets": params["max_cliques"]}
+    # The estimator names the caps max_cliques and max_clique_size: its warnings and errors say so.
+    return {"alpha": params["alpha"], "max_size": params["max_clique_size"], "max_sets": params["max_cliques"],
+            "_parameter_names": {"max_sets": "max_cliques", "max_size": "max_clique_size"}}
 
 
 def _label_clique_options(params):

@@ -62,14 +62,16 @@ def _check_family(family, n_items, items):
 
 
 def build_space(data, items, *, alpha=None, edge_probability=None, max_size=None, max_sets=None,
-                on_overflow=None, family=None):
+                on_overflow=None, family=None, _parameter_names=None):
     """The interpretable space of ``items`` ("labels" or "features") of ``data``, as a SetFamily.
 
     With ``family`` given, the clique parameters must be left out (they
     would have no effect); otherwise their ``None`` means the default
     (α = 0.8, symmetrised edges, no size cap, 10⁶ sets, raise on overflow).
     A family too large for the caps raises
-    :class:`corset.labelspace.CliqueOverflowError`.
+    :class:`corset.labelspace.CliqueOverflowError`.  ``_parameter_names``:
+    how the caller names the caps in messages (see
+    :func:`corset.labelspace.probabilistic_cliques`).
     """
     n_items = data.n_labels if items == "labels" else data.n_features
     given = {"alpha": alpha, "edge_probability": edge_probability, "max_size": max_size,
@@ -84,7 +86,7 @@ def build_space(data, items, *, alpha=None, edge_probability=None, max_size=None
         data, items, DEFAULT_ALPHA if alpha is None else alpha,
         edge_probability=DEFAULT_EDGE_PROBABILITY if edge_probability is None else edge_probability,
         max_size=max_size, max_sets=DEFAULT_MAX_SETS if max_sets is None else max_sets,
-        on_overflow="raise" if on_overflow is None else on_overflow)
+        on_overflow="raise" if on_overflow is None else on_overflow, _parameter_names=_parameter_names)
 
 
 def _set_tuple(family, s):

@@ -27,7 +27,7 @@ from .._ext import _tails, _weighted
 from .._validation import check_seed, draw_seeds
 from ..rules import Coverage
 from ..rules._check import _rows
-from ._common import check_data, check_n, check_tail
+from ._common import check_data, check_n, check_tail, no_draws
 from ._errors import SamplingError
 from ._protocol import TailSpaceSampler
 
@@ -166,12 +166,15 @@ class TailSampler(TailSpaceSampler):
         Raises
         ------
         SamplingError
-            If every label occurrence is covered (every tail has weight 0).
+            If ``n > 0`` and every tail has weight 0 (every label occurrence
+            is covered, or Y holds none); ``n = 0`` then returns no tail.
         """
         n = check_n(n)
         rng = check_seed(random_state)
         self.sync()
         if self.total_uncovered == 0:
+            if n == 0:   # nothing asked for: an empty result, not the error of a draw
+                return no_draws(return_records)
             if self.data.n_label_occurrences == 0:   # not the rules' doing: nothing to cover
                 raise SamplingError("Y holds no label occurrence: every tail has uncovered area 0")
             raise SamplingError("every label occurrence is covered by the selected rules: "

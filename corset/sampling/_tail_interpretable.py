@@ -25,7 +25,7 @@ from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
 from .._validation import check_seed, draw_seeds
 from ..labelspace import contained_sets
 from ..rules import Coverage
-from ._common import check_data, check_n, check_tail
+from ._common import check_data, check_n, check_tail, no_draws
 from ._errors import SamplingError
 from ._protocol import TailSpaceSampler
 from ._spaces import _STATUS_MESSAGES, _nonempty, _set_tuple, build_space
@@ -93,7 +93,7 @@ class InterpretableTailSampler(TailSpaceSampler):
     """
 
     def __init__(self, data, rules=(), *, alpha=None, edge_probability=None, max_size=None, max_sets=None,
-                 on_overflow=None, family=None, coverage=None, _mutation=None):
+                 on_overflow=None, family=None, coverage=None, _mutation=None, _parameter_names=None):
         self.data = check_data(data)
         if coverage is None:
             coverage = Coverage(data)
@@ -105,7 +105,7 @@ class InterpretableTailSampler(TailSpaceSampler):
         self._mutation = _TAIL_MUTATIONS[_mutation]
         self.family_ = build_space(data, "labels", alpha=alpha, edge_probability=edge_probability,
                                    max_size=max_size, max_sets=max_sets, on_overflow=on_overflow,
-                                   family=family)
+                                   family=family, _parameter_names=_parameter_names)
         self.record_sets_ = contained_sets(self.family_, data, items="labels")
         labels = data.record_labels
         self._lab_indptr = np.ascontiguousarray(labels.indptr, dtype=PTR_DTYPE)
@@ -187,12 +187,15 @@ class InterpretableTailSampler(TailSpaceSampler):
         Raises
         ------
         SamplingError
-            If every set of S⁻ has uncovered area 0.
+            If ``n > 0`` and every set of S⁻ has uncovered area 0; ``n = 0``
+            then returns no tail.
         """
         n = check_n(n)
         rng = check_seed(random_state)
         self.sync()
         if self.total_weight == 0:
+            if n == 0:   # nothing asked for: an empty result, not the error of a draw
+                return no_draws(return_records)
             if self.data.n_label_occurrences == 0:   # not the rules' doing: nothing to cover
                 raise SamplingError("Y holds no label occurrence: every tail has uncovered area 0")
             raise SamplingError("every set of the interpretable label space has uncovered area 0: "

@@ -1,0 +1,236 @@
+"""Inputs at the edges of what the samplers, the data layer and the clique enumeration accept.
+
+* A tail sampler asked for no tail (``n=0``) on labels without any 1 returns
+  no tail, as it does on any other data; a draw (``n > 0``) is still refused.
+* A single id where a set of ids is expected (``head_support(0)``) and rules
+  that are no sequence of rules (a 0-d array) are refused with an error that
+  names the argument, not with Python's or numpy's own TypeError.
+* A pool or a draw of more than 2**31 - 1 is refused
+  before anything is allocated.  The tests never let such a request reach
+  the code that allocates: the kernels (and the seed draws) are replaced by
+  functions that fail the test if they are reached, so that without the
+  checks the test fails instead of filling the machine's memory.
+* The clique caps are named, in the overflow error and the truncation
+  warning, as the caller named them.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+from corset import BinaryData
+from corset.labelspace import (CliqueOverflowError, CliqueTruncationWarning, interpretable_space,
+                               probabilistic_cliques)
+from corset.rules import Coverage, coverage_flags, uncovered_label_counts
+from corset.sampling import (CandidateGenerator, HeadSampler, InterpretableTailSampler, ReducedSpaceHeadSampler,
+                             SamplingError, TailSampler, sample_tails)
+from corset.sampling import _head_exact
+
+INT32_MAX = 2**31 - 1
+
+
+@pytest.fixture
+def data(tiny_data):
+    return tiny_data
+
+
+def _unlabelled():
+    return BinaryData(np.eye(5, dtype=np.uint8), np.zeros((5, 3), dtype=np.uint8))
+
+
+def _sampler(space, data):
+    return TailSampler(data) if space == "full" else InterpretableTailSampler(data)
+
+
+@pytest.fixture
+def no_allocation(monkeypatch):
+    """The compiled tail draws and the head samplers' seed draws fail the test if they are reached."""
+    def reached(*args, **kwargs):
+        raise AssertionError("a draw sized by the request was reached: the size was not refused first")
+
+    monkeypatch.setattr("corset._ext._tails.sample", reached)
+    monkeypatch.setattr("corset._ext._surs.sample_tails", reached)
+    monkeypatch.setattr(_head_exact, "draw_seeds", reached)
+
+
+# -- 1. no tail asked for, on labels without a 1 ---------------------------------------------------
+@pytest.mark.parametrize("space", ["full", "interpretable"])
+def test_no_tail_asked_for_on_labels_without_a_one_is_no_tail(space):
+    """n=0 raised "Y holds no label occurrence" although it asks for nothing."""
+    assert sample_tails(np.eye(5, dtype=int), np.zeros((5, 3), dtype=int), 0, space=space, random_state=0) == []
+    # The same result as the same call on data with labels: a list, and int32 records.
+    expected = _sampler(space, BinaryData(np.eye(3, dtype=int), np.eye(3, dtype=int))).sample(
+        0, random_state=0, return_records=True)
+    tails, records = _sampler(space, _unlabelled()).sample(0, random_state=0, return_records=True)
+    assert tails == expected[0] == [] and type(tails) is type(expected[0])
+    assert records.shape == expected[1].shape == (0,) and records.dtype == expected[1].dtype == np.int32
+
+
+@pytest.mark.parametrize("space", ["full", "interpretable"])
+def test_a_tail_asked_for_on_labels_without_a_one_is_still_refused(space):
+    with pytest.raises(SamplingError, match="Y holds no label occurrence"):
+        sample_tails(np.eye(5, dtype=int), np.zeros((5, 3), dtype=int), 1, space=space, random_state=0)
+
+
+@pytest.mark.parametrize("space", ["full", "interpretable"])
+def test_no_tail_asked_for_once_everything_is_covered_is_no_tail(space, data):
+    sampler = _sampler(space, data)
+    sampler.add_rules([((), (0,)), ((), (1,)), ((), (2,))])
+    assert sampler.sample(0, random_state=0) == []
+    with pytest.raises(SamplingError, match="uncovered area 0"):
+        sampler.sample(1, random_state=0)
+
+
+# -- 2. a single id where a set of ids is expected; rules that are no sequence ----------------------
+@pytest.mark.parametrize("call, message", [
+    (lambda d: d.head_support(0), r"head must be a sequence of feature ids, e\.g\. \(0,\); got the integer 0"),
+    (lambda d: d.head_support(np.int64(2)), r"head must be a sequence of feature ids, e\.g\. \(2,\)"),
+    (lambda d: d.head_support(None), "head must be a sequence of feature ids; got NoneType None"),
+    (lambda d: d.head_support(1.5), "head must be a sequence of feature ids; got float 1.5"),
+    (lambda d: d.tail_support(1), r"tail must be a sequence of label ids, e\.g\. \(1,\); got the integer 1"),
+    (lambda d: d.rule_support(0, (1,)), "head must be a sequence of feature ids"),
+    (lambda d: d.rule_support((0,), 1), "tail must be a sequence of label ids"),
+    (lambda d: d.positive_mask(2), "tail must be a sequence of label ids"),
+])
+def test_binarydata_refuses_a_single_id_naming_the_argument(data, call, message):
+    with pytest.raises(ValueError, match=message):
+        call(data)
+
+
+def test_binarydata_still_takes_sets_of_ids(data):
+    assert data.head_support((0,)).tolist() == data.head_support(np.array([0])).tolist() == [0, 1, 3]
+    assert data.rule_support([0, 2], {1}).tolist() == [0, 3]
+    with pytest.raises(ValueError, match="head must be a 1-D sequence of ids"):
+        data.head_support(np.array(0))
+
+
+def test_negated_features_refuse_a_single_id():
+    X = np.array([[1, 0], [0, 1]])
+    with pytest.raises(ValueError, match=r"negated must be a sequence of feature ids, e\.g\. \(1,\)"):
+        BinaryData.with_negations(X, X, 1)
+
+
+@pytest.mark.parametrize("rules, message", [
+    (np.array(5), r"rules must be a sequence of \(head, tail\) pairs; got array\(5\)"),
+    ([(np.array(0), (1,))], r"rules\[0\]: the head must be a sequence of integer ids; got array\(0\)"),
+    ([((0,), np.array(1))], r"rules\[0\]: the tail must be a sequence of integer ids; got array\(1\)"),
+    (np.array([[0, 1]]), r"rules\[0\]: the head must be a sequence of integer ids"),
+    (np.array([0, 1]), r"rules\[0\] must be a \(head, tail\) pair"),
+])
+def test_coverage_flags_refuses_rules_of_the_wrong_shape(data, rules, message):
+    with pytest.raises(ValueError, match=message):
+        coverage_flags(data, rules)
+    with pytest.raises(ValueError, match=message):
+        uncovered_label_counts(data, rules)
+
+
+def test_coverage_takes_a_binarydata_only(data):
+    for call in (Coverage, lambda d: coverage_flags(d, []), lambda d: uncovered_label_counts(d, [])):
+        with pytest.raises(TypeError, match="data must be a corset.BinaryData; got ndarray"):
+            call(data.X.toarray())
+    assert coverage_flags(data, np.array([[(0,), (1,)]], dtype=object)).tolist() == coverage_flags(
+        data, [((0,), (1,))]).tolist()
+
+
+# -- 3. sizes past 2**31 - 1, refused before anything is allocated -------------------
+@pytest.mark.parametrize("n_tails, n_heads_per_tail", [(2**31, 1), (1, 2**31), (2**16, 2**16), (2**31, 10)])
+def test_a_pool_past_the_int32_range_is_refused(data, n_tails, n_heads_per_tail):
+    # Nothing is drawn at construction: without the check, this would build the generator.
+    with pytest.raises(ValueError, match=rf"n_tails \* n_heads_per_tail must be at most {INT32_MAX} .*"
+                                         rf"got n_tails={n_tails} \* n_heads_per_tail={n_heads_per_tail} = "
+                                         rf"{n_tails * n_heads_per_tail}"):
+        CandidateGenerator(data, n_tails=n_tails, n_heads_per_tail=n_heads_per_tail)
+
+
+def test_a_pool_at_the_int32_range_is_accepted(data):
+    generate = CandidateGenerator(data, n_tails=INT32_MAX, n_heads_per_tail=1)   # never called
+    assert generate.pool_shape == (INT32_MAX, 1)
+
+
+@pytest.mark.parametrize("space", ["full", "interpretable"])
+def test_a_tail_draw_past_the_int32_range_is_refused(data, space, no_allocation):
+    sampler = _sampler(space, data)
+    with pytest.raises(ValueError, match=rf"n must be at most {INT32_MAX} .*; got {2**31}"):
+        sampler.sample(2**31, random_state=0)
+
+
+def test_a_head_draw_past_the_int32_range_is_refused(data, no_allocation):
+    with pytest.raises(ValueError, match=rf"n must be at most {INT32_MAX}"):
+        HeadSampler(data).sample((0,), 2**31, random_state=0)
+
+
+@pytest.mark.parametrize("tail_space", ["full", "interpretable"])
+def test_the_classifier_refuses_n_tails_past_the_int32_range(tail_space, no_allocation):
+    from corset import CorsetClassifier
+
+    rng = np.random.RandomState(0)
+    X, Y = rng.rand(30, 3), (rng.rand(30, 2) < 0.5).astype(int)
+    with pytest.raises(ValueError, match=r"n_tails \* n_heads_per_tail must be at most .*n_tails=2147483648"):
+        CorsetClassifier(n_tails=2**31, tail_space=tail_space, random_state=0).fit(X, Y)
+
+
+# -- 4. the clique caps named as the caller named them ----------------------------------------------
+ESTIMATOR_NAMES = {"max_sets": "max_cliques", "max_size": "max_clique_size"}
+
+
+def _truncation_messages(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [str(w.message) for w in caught if issubclass(w.category, CliqueTruncationWarning)]
+
+
+def test_probabilistic_cliques_names_the_callers_caps():
+    W = np.ones((6, 6))
+    messages = _truncation_messages(lambda: probabilistic_cliques(
+        W, 0.5, max_sets=10, max_size=4, on_overflow="truncate", edge_probability="symmetrised",
+        _parameter_names=ESTIMATOR_NAMES))
+    assert len(messages) == 1
+    assert "more than max_cliques=10 item sets" in messages[0] and "(max_clique_size=4)" in messages[0]
+    assert "max_sets" not in messages[0] and "max_size" not in messages[0]
+    with pytest.raises(CliqueOverflowError, match=r"max_cliques=10 .*max_clique_size=4.*lower max_clique_size, "
+                                                  r"raise max_cliques") as raised:
+        probabilistic_cliques(W, 0.5, max_sets=10, max_size=4, edge_probability="symmetrised",
+                              _parameter_names=ESTIMATOR_NAMES)
+    assert "max_sets" not in str(raised.value)
+    with pytest.raises(ValueError, match="max_cliques must be an integer >= 1; got 0"):
+        probabilistic_cliques(W, 0.5, max_sets=0, edge_probability="symmetrised", _parameter_names=ESTIMATOR_NAMES)
+    with pytest.raises(ValueError, match="_parameter_names must map 'max_sets' and 'max_size'"):
+        probabilistic_cliques(W, 0.5, edge_probability="symmetrised", _parameter_names={"alpha": "a"})
+
+
+def test_probabilistic_cliques_names_its_own_caps_by_default():
+    messages = _truncation_messages(lambda: probabilistic_cliques(
+        np.ones((6, 6)), 0.5, max_sets=10, on_overflow="truncate", edge_probability="symmetrised"))
+    assert len(messages) == 1 and "more than max_sets=10 item sets" in messages[0] and "(max_size=None)" in messages[0]
+
+
+def test_interpretable_space_passes_the_names_on():
+    data = BinaryData(np.eye(4, dtype=int), np.ones((4, 5), dtype=int))   # every label set is a clique
+    messages = _truncation_messages(lambda: interpretable_space(
+        data, "labels", max_sets=7, on_overflow="truncate", _parameter_names={"max_sets": "max_cliques"}))
+    assert len(messages) == 1 and "more than max_cliques=7 item sets" in messages[0]
+    assert "(max_size=None)" in messages[0]   # a name not given keeps its own
+    own = _truncation_messages(lambda: interpretable_space(data, "labels", max_sets=7, on_overflow="truncate"))
+    assert len(own) == 1 and "more than max_sets=7 item sets" in own[0]
+
+
+def test_the_samplers_name_their_own_max_sets():
+    """The samplers take the cap as ``max_sets``: their warnings say so."""
+    data = BinaryData(np.ones((4, 5), dtype=int), np.ones((4, 5), dtype=int))
+    for build in (lambda: InterpretableTailSampler(data, max_sets=7, on_overflow="truncate"),
+                  lambda: ReducedSpaceHeadSampler(data, max_sets=7, on_overflow="truncate")):
+        messages = _truncation_messages(build)
+        assert len(messages) == 1 and "more than max_sets=7 item sets" in messages[0]
+
+
+@pytest.mark.parametrize("head_sampler", ["gh", "surs"])
+def test_the_classifier_names_max_cliques(head_sampler):
+    from corset import CorsetClassifier
+
+    rng = np.random.RandomState(0)
+    X = (rng.rand(40, 4) < 0.5).astype(int)
+    Y = np.column_stack([X[:, 0]] * 4)   # four labels that always occur together: 15 cliques
+    messages = _truncation_messages(lambda: CorsetClassifier(
+        random_state=0, n_rules=2, max_cliques=5, head_sampler=head_sampler).fit(X, Y))
+    assert messages and all("max_cliques=5" in m and "max_sets" not in m for m in messages)
