@@ -135,13 +135,15 @@ def _is_canonical(ids, n):
 _SMALL_IDS = 32
 
 
-def check_ids(ids, n, name, *, allow_empty=True, order="sort", whole_floats=True):
+def check_ids(ids, n, name, *, allow_empty=True, order="sort", whole_floats=True, what="ids"):
     """Return ``ids`` as a duplicate-free int32 array of ids in [0, n).
 
     Raises ``ValueError`` naming ``name`` for an id out of range, a duplicate,
-    a non-integer or (unless ``allow_empty``) an empty set.  Whole numbers
-    written as floats (``1.0``) are ids unless ``whole_floats`` is False;
-    booleans never are.
+    a non-integer or (unless ``allow_empty``) an empty set, and ``TypeError``
+    for something that is no sequence at all (a single id, None); ``what``
+    ("feature ids", "label ids") says in that message what is expected.
+    Whole numbers written as floats (``1.0``) are ids unless ``whole_floats``
+    is False; booleans never are.
 
     ``order``: ``"sort"`` returns the ids sorted; ``"keep"`` returns them in
     the caller's order (where the order means something, such as the columns
@@ -159,25 +161,36 @@ def check_ids(ids, n, name, *, allow_empty=True, order="sort", whole_floats=True
         # the min, max and order tests below, each a numpy call of several microseconds.
         return ids.astype(INDEX_DTYPE)
     if not isinstance(ids, np.ndarray):
+        if not hasattr(ids, "__iter__"):
+            # A single id (head_support(0) meant as head_support((0,))), None or a float: list()
+            # would raise its own TypeError, which names no argument.
+            if isinstance(ids, numbers.Integral) and not isinstance(ids, (bool, np.bool_)):
+                raise TypeError(f"{name} must be a sequence of {what}, e.g. ({int(ids)},); got the integer {int(ids)}")
+            raise TypeError(f"{name} must be a sequence of {what}; got {type(ids).__name__} {ids!r}")
+        if order == "keep" and isinstance(ids, (set, frozenset)):
+            raise TypeError(f"{name} must be an ordered sequence of {what} (their order is kept); got a set")
         ids = list(ids)
         if any(isinstance(i, (bool, np.bool_)) for i in ids):
             # numpy would read [True, 2] as the ids 1 and 2.
             raise ValueError(f"{name} must hold integer ids; got a boolean among {ids}")
     arr = np.asarray(ids)
+    if arr.ndim != 1 and (arr.size or isinstance(ids, np.ndarray)):
+        # An array's shape is checked even when empty (a (0, 3) support is no list of ids).
+        raise ValueError(f"{name} must be a 1-D sequence of ids; got shape {arr.shape}")
     if arr.size == 0:
         if not allow_empty:
             raise ValueError(f"{name} is empty")
         return np.empty(0, dtype=INDEX_DTYPE)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D sequence of ids; got shape {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        if whole_floats and arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
-            arr = arr.astype(np.int64)
-        else:
-            raise ValueError(f"{name} must hold integer ids; got dtype {arr.dtype}")
-    # Range first, on the caller's dtype: a wider id must not wrap into range.
+    if arr.dtype.kind not in "iu" and not (whole_floats and arr.dtype.kind == "f"
+                                           and np.all(np.mod(arr, 1) == 0)):
+        raise ValueError(f"{name} must hold integer ids; got dtype {arr.dtype}")
+    # Range first, on the caller's dtype: a float or a wider id must not wrap into range.
     if arr.min() < 0 or arr.max() >= n:
         raise ValueError(f"{name} holds an id outside [0, {n}): {_shown(arr)}")
+    if arr.max() > np.iinfo(INDEX_DTYPE).max:
+        raise ValueError(f"{name} holds {_shown(arr[arr > np.iinfo(INDEX_DTYPE).max])}: ids must fit in int32")
+    if arr.dtype.kind == "f":
+        arr = arr.astype(np.int64)
     if arr.size == 1 or bool(np.all(arr[1:] > arr[:-1])):
         # Strictly increasing: np.unique would return it unchanged.
         return arr.astype(INDEX_DTYPE)

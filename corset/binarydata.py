@@ -12,8 +12,6 @@ The arrays are C-contiguous with the dtypes the kernels expect: ids int32
 (``INDEX_DTYPE``), offsets int64 (``PTR_DTYPE``).  They are read-only so that
 the structure can be shared between threads and samplers.
 """
-import numbers
-
 import numpy as np
 
 from ._ext import _csr_rows, _intersect
@@ -61,25 +59,10 @@ def with_negated_columns(X, negated):
     return out
 
 
-def _id_set(ids, n, name, what, **options):
-    """``ids`` through :func:`~corset._validation.check_ids`, after refusing what holds no ids at all.
-
-    A single id (``head_support(0)`` meant as ``head_support((0,))``), None or a float would reach
-    ``list()`` there, whose own TypeError does not name the argument.  ``what`` ("feature",
-    "label") says in the error which ids are expected.
-    """
-    if type(ids) is not tuple and not isinstance(ids, np.ndarray) and not hasattr(ids, "__iter__"):
-        if isinstance(ids, numbers.Integral) and not isinstance(ids, (bool, np.bool_)):
-            raise ValueError(f"{name} must be a sequence of {what} ids, e.g. ({int(ids)},); "
-                             f"got the integer {int(ids)}")
-        raise ValueError(f"{name} must be a sequence of {what} ids; got {type(ids).__name__} {ids!r}")
-    return check_ids(ids, n, name, **options)
-
-
 def _negated_ids(negated, n_features):
     """``negated`` as int64 ids, checked: distinct whole numbers in [0, n_features), in their order
     (the order of the negated literals' columns).  The compiled passes index X's columns with them."""
-    return _id_set(negated, n_features, "negated", "feature", order="keep").astype(np.int64)
+    return check_ids(negated, n_features, "negated", order="keep", what="feature ids").astype(np.int64)
 
 
 def _no_labels(n_records):
@@ -321,13 +304,13 @@ class BinaryData:
     # -- supports ----------------------------------------------------------
     def head_support(self, head):
         """``D[H]``: sorted ids of the records containing every feature of ``head``."""
-        head = _id_set(head, self.n_features, "head", "feature")
+        head = check_ids(head, self.n_features, "head", what="feature ids")
         idx = self.feature_records
         return _intersect.support(idx.indptr, idx.ids, head, self.n_records)
 
     def tail_support(self, tail):
         """``D[T]``: sorted ids of the records carrying every label of ``tail``."""
-        tail = _id_set(tail, self.n_labels, "tail", "label")
+        tail = check_ids(tail, self.n_labels, "tail", what="label ids")
         idx = self.label_records
         return _intersect.support(idx.indptr, idx.ids, tail, self.n_records)
 

@@ -93,7 +93,8 @@ def test_no_tail_asked_for_once_everything_is_covered_is_no_tail(space, data):
     (lambda d: d.positive_mask(2), "tail must be a sequence of label ids"),
 ])
 def test_binarydata_refuses_a_single_id_naming_the_argument(data, call, message):
-    with pytest.raises(ValueError, match=message):
+    # A TypeError, as check_tail and the samplers raise for the same mistake.
+    with pytest.raises(TypeError, match=message):
         call(data)
 
 
@@ -104,10 +105,25 @@ def test_binarydata_still_takes_sets_of_ids(data):
         data.head_support(np.array(0))
 
 
-def test_negated_features_refuse_a_single_id():
+def test_negated_features_refuse_a_single_id_a_set_and_huge_floats():
     X = np.array([[1, 0], [0, 1]])
-    with pytest.raises(ValueError, match=r"negated must be a sequence of feature ids, e\.g\. \(1,\)"):
+    with pytest.raises(TypeError, match=r"negated must be a sequence of feature ids, e\.g\. \(1,\)"):
         BinaryData.with_negations(X, X, 1)
+    with pytest.raises(TypeError, match="negated must be an ordered sequence of feature ids"):
+        BinaryData.with_negations(X, X, {1, 0})     # the order of negated is their columns'
+    # The range is checked on the floats: 1e20 was shown cast to int64, wrapped negative.
+    with pytest.raises(ValueError, match=r"negated holds an id outside \[0, 2\): \[1e\+20\]"):
+        BinaryData.with_negations(X, X, [1e20])
+
+
+@pytest.mark.parametrize("support, error, message", [
+    (2, TypeError, r"support must be a sequence of ids, e\.g\. \(2,\); got the integer 2"),
+    (np.int64(2), TypeError, r"support must be a sequence of ids, e\.g\. \(2,\)"),
+    (np.empty((0, 3), dtype=np.int64), ValueError, r"support must be a 1-D sequence of ids; got shape \(0, 3\)"),
+])
+def test_coverage_support_that_is_no_list_of_ids_is_refused(data, support, error, message):
+    with pytest.raises(error, match=message):
+        Coverage(data).add((0,), (0,), support=support)
 
 
 @pytest.mark.parametrize("rules, message", [
@@ -234,3 +250,32 @@ def test_the_classifier_names_max_cliques(head_sampler):
     messages = _truncation_messages(lambda: CorsetClassifier(
         random_state=0, n_rules=2, max_cliques=5, head_sampler=head_sampler).fit(X, Y))
     assert messages and all("max_cliques=5" in m and "max_sets" not in m for m in messages)
+
+
+@pytest.mark.parametrize("params, named", [
+    ({"max_cliques": 5}, "(max_head_length=3)"),                        # surs caps cliques at the head length
+    ({"max_cliques": 5, "max_head_length": 2}, "(max_head_length=2)"),
+    ({"max_cliques": 5, "max_clique_size": 2}, "(max_clique_size=2)"),
+])
+def test_the_surs_warning_names_the_size_cap_it_used(params, named):
+    from corset import CorsetClassifier
+
+    rng = np.random.RandomState(0)
+    X = np.column_stack([(rng.rand(40) < 0.5).astype(int)] * 6)   # six features always together
+    Y = (rng.rand(40, 3) < 0.4).astype(int)
+    messages = _truncation_messages(lambda: CorsetClassifier(
+        random_state=0, n_rules=3, head_sampler="surs", **params).fit(X, Y))
+    assert messages and all(named in m and "max_cliques=5" in m for m in messages)
+
+
+def test_a_default_cap_is_named_as_the_default(monkeypatch):
+    import corset.sampling._spaces as spaces
+
+    rng = np.random.RandomState(0)
+    data = BinaryData((rng.rand(30, 3) < 0.5).astype(int), np.ones((30, 8), dtype=int))
+    monkeypatch.setattr(spaces, "DEFAULT_MAX_SETS", 10)   # eight labels always together pass it
+    names = {"max_sets": "max_cliques", "max_size": "max_clique_size"}
+    with pytest.warns(CliqueTruncationWarning, match="more than the default max_cliques=10 item sets"):
+        spaces.build_space(data, "labels", on_overflow="truncate", _parameter_names=names)
+    with pytest.warns(CliqueTruncationWarning, match="more than max_cliques=10 item sets"):
+        spaces.build_space(data, "labels", max_sets=10, on_overflow="truncate", _parameter_names=names)

@@ -141,6 +141,20 @@ def test_check_ids_orders_agree_with_sorting(ids):
         assert increasing[0] == "error"
 
 
+@settings(max_examples=300, deadline=None)
+@given(ids=st.lists(st.integers(-1, 9), max_size=6))
+def test_check_ids_orders_take_the_same_view_of_tuples_lists_and_arrays(ids):
+    """The fast paths (canonical tuples, small integer arrays) give what the list gives, for every order."""
+    def outcome(value, order):
+        try:
+            return "ok", check_ids(value, 8, "ids", order=order).tolist()
+        except ValueError as exc:
+            return "error", str(exc)
+
+    for order in ("sort", "keep", "increasing"):
+        assert outcome(tuple(ids), order) == outcome(ids, order) == outcome(np.array(ids, dtype=np.int64), order)
+
+
 def test_check_ids_whole_floats_and_order_are_checked():
     assert check_ids([2.0, 1.0], 8, "ids", order="keep").tolist() == [2, 1]
     with pytest.raises(ValueError, match="ids must hold integer ids; got dtype float64"):

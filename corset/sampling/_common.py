@@ -19,9 +19,7 @@ def check_data(data, name="data"):
 
 def check_tail(tail, data, name="tail"):
     """A tail as a sorted, non-empty int32 array of label ids."""
-    if isinstance(tail, (int, np.integer)):
-        raise TypeError(f"{name} must be a sequence of label ids, e.g. ({int(tail)},); got the integer {tail!r}")
-    return check_ids(tail, data.n_labels, name, allow_empty=False)
+    return check_ids(tail, data.n_labels, name, allow_empty=False, what="label ids")
 
 
 def plain_feature_counts(data):

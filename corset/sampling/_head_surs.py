@@ -104,6 +104,9 @@ class ReducedSpaceHeadSampler(HeadMethodSampler):
         clique_size = max_size
         if family is None and self.max_head_length is not None:
             clique_size = self.max_head_length if max_size is None else min(max_size, self.max_head_length)
+            if clique_size != max_size:
+                # The cap the enumeration sees is the head length bound: its messages name that.
+                _parameter_names = {**(_parameter_names or {}), "max_size": "max_head_length"}
         self.family_ = build_space(data, "features", alpha=alpha, edge_probability=edge_probability,
                                    max_size=clique_size, max_sets=max_sets, on_overflow=on_overflow,
                                    family=family, _parameter_names=_parameter_names)

@@ -86,7 +86,16 @@ def build_space(data, items, *, alpha=None, edge_probability=None, max_size=None
         data, items, DEFAULT_ALPHA if alpha is None else alpha,
         edge_probability=DEFAULT_EDGE_PROBABILITY if edge_probability is None else edge_probability,
         max_size=max_size, max_sets=DEFAULT_MAX_SETS if max_sets is None else max_sets,
-        on_overflow="raise" if on_overflow is None else on_overflow, _parameter_names=_parameter_names)
+        on_overflow="raise" if on_overflow is None else on_overflow,
+        _parameter_names=_default_named(_parameter_names, max_sets))
+
+
+def _default_named(parameter_names, max_sets):
+    """``parameter_names`` for the enumeration's messages; a caller's cap on sets left at None is
+    the default one (the caller did not set the number shown)."""
+    if parameter_names is None or max_sets is not None:
+        return parameter_names
+    return {**parameter_names, "max_sets": f"the default {parameter_names.get('max_sets', 'max_sets')}"}
 
 
 def _set_tuple(family, s):
