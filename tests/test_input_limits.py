@@ -158,7 +158,10 @@ def test_a_pool_past_the_int32_range_is_refused(data, n_tails, n_heads_per_tail)
         CandidateGenerator(data, n_tails=n_tails, n_heads_per_tail=n_heads_per_tail)
 
 
-def test_a_pool_at_the_int32_range_is_accepted(data):
+def test_a_pool_at_the_int32_range_is_accepted(data, monkeypatch):
+    from corset.sampling import _common
+
+    monkeypatch.setattr(_common, "physical_memory", lambda: 2**40)   # a machine it fits on
     generate = CandidateGenerator(data, n_tails=INT32_MAX, n_heads_per_tail=1)   # never called
     assert generate.pool_shape == (INT32_MAX, 1)
 
@@ -173,6 +176,27 @@ def test_a_tail_draw_past_the_int32_range_is_refused(data, space, no_allocation)
 def test_a_head_draw_past_the_int32_range_is_refused(data, no_allocation):
     with pytest.raises(ValueError, match=rf"n must be at most {INT32_MAX}"):
         HeadSampler(data).sample((0,), 2**31, random_state=0)
+
+
+def test_requests_past_this_machines_memory_are_refused(data, monkeypatch, no_allocation):
+    """Below 2**31 - 1 but past the memory (memory is overcommitted: the request would not fail at
+    once, it would fill memory until killed): refused from a lower bound of its size."""
+    from corset.sampling import _common
+
+    monkeypatch.setattr(_common, "physical_memory", lambda: 2**20)   # a machine of 1 MiB
+    with pytest.raises(ValueError, match=r"a pool of n_tails=50000 \* n_heads_per_tail=10 candidates would "
+                                         r"take at least 11\.4 MiB of memory, more than this machine's 1\.0 MiB"):
+        CandidateGenerator(data, n_tails=50_000, n_heads_per_tail=10)
+    CandidateGenerator(data, n_tails=4_000, n_heads_per_tail=10)   # 960,000 bytes: accepted
+    for sampler in (_sampler("full", data), _sampler("interpretable", data)):
+        with pytest.raises(ValueError, match=r"n=100000 draws would take at least"):
+            sampler.sample(100_000, random_state=0)
+    with pytest.raises(ValueError, match=r"n=100000 draws would take at least"):
+        HeadSampler(data).sample((0,), 100_000, random_state=0)
+    assert _common.physical_memory() == 2**20
+    monkeypatch.undo()
+    real = _common.physical_memory()
+    assert real is None or real > 2**20
 
 
 @pytest.mark.parametrize("tail_space", ["full", "interpretable"])

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._validation import check_positive_int, check_seed
 from ..rules import Coverage, check_rules
-from ._common import MAX_DRAWS, check_data, check_tail
+from ._common import MAX_DRAWS, check_data, check_fits_memory, check_tail
 from ._errors import (
     NoDiscriminativeHeadError,
     NoNegativeRecordsError,
@@ -83,7 +83,9 @@ class CandidateGenerator:
         Tails sampled per call (by uncovered area, Algorithm 2).
     n_heads_per_tail : int, default=10
         Heads sampled for each sampled tail (a tail drawn twice gets heads twice).
-        ``n_tails * n_heads_per_tail`` may not pass 2**31 - 1 (a ValueError).
+        ``n_tails * n_heads_per_tail`` may not pass 2**31 - 1, nor need more
+        memory than the machine has (24 bytes a candidate at least): a
+        ValueError.
     head_method : str, default="cftp"
         A head method of :func:`corset.sampling.sample_heads` ("cftp",
         "rejection"; "surs" and "gh" once their modules provide them).
@@ -168,6 +170,9 @@ class CandidateGenerator:
             raise ValueError(f"n_tails * n_heads_per_tail must be at most {MAX_DRAWS} candidates per pool; "
                              f"got n_tails={self.n_tails} * "
                              f"n_heads_per_tail={self.n_heads_per_tail} = {self.n_tails * self.n_heads_per_tail}")
+        # A candidate holds at least two offsets (int64) and a head and a tail id (int32).
+        check_fits_memory(self.n_tails * self.n_heads_per_tail, 24,
+                          f"a pool of n_tails={self.n_tails} * n_heads_per_tail={self.n_heads_per_tail} candidates")
         if on_proposal_limit not in ("raise", "skip"):
             raise ValueError(f"on_proposal_limit must be 'raise' or 'skip'; got {on_proposal_limit!r}")
         self.on_proposal_limit = on_proposal_limit

@@ -1,5 +1,6 @@
 """Argument checks shared by the samplers (run before any compiled code), their per-tail cache, and
 the records' plain-feature counts."""
+import os
 from collections import OrderedDict
 
 import numpy as np
@@ -39,16 +40,43 @@ def plain_feature_counts(data):
 
 #: The most draws one call may ask for (2**31 - 1, the largest int32 id).  The samplers allocate
 #: their output for every draw before the first one: a request past any machine's memory is
-#: refused here instead of filling memory until the process is killed.  (A smaller request can
-#: still be too large for a given machine; numpy then raises MemoryError.)
+#: refused here instead of filling memory until the process is killed; a smaller one past this
+#: machine's memory by :func:`check_fits_memory`.
 MAX_DRAWS = int(np.iinfo(INDEX_DTYPE).max)
+
+#: The least memory a draw takes in a sampler's output: its record (int32), its offset (int64)
+#: and one id (int32).  A lower bound: a request refused by it could never have been served.
+DRAW_BYTES = 16
+
+
+def physical_memory():
+    """This machine's physical memory in bytes, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):   # not POSIX, or the names are unknown
+        return None
+
+
+def check_fits_memory(count, bytes_each, what):
+    """Refuse ``count`` items of at least ``bytes_each`` bytes each when they exceed this machine's
+    physical memory.  Memory is handed out lazily (overcommitted), so such a request would not
+    fail at once: it would fill memory until the process is killed."""
+    total = physical_memory()
+    if total is not None and count * bytes_each > total:
+        raise ValueError(f"{what} would take at least {_size(count * bytes_each)} of memory, more than "
+                         f"this machine's {_size(total)}")
+
+
+def _size(n_bytes):
+    return f"{n_bytes / 2**30:.1f} GiB" if n_bytes >= 2**30 else f"{n_bytes / 2**20:.1f} MiB"
 
 
 def check_n(n, name="n"):
-    """A number of samples: an integer in [0, MAX_DRAWS]."""
+    """A number of samples: an integer in [0, MAX_DRAWS] whose draws fit in memory."""
     n = check_positive_int(n, name, minimum=0)
     if n > MAX_DRAWS:
         raise ValueError(f"{name} must be at most {MAX_DRAWS} draws per call; got {n}")
+    check_fits_memory(n, DRAW_BYTES, f"{name}={n} draws")
     return n
 
 
