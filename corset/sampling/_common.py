@@ -1,5 +1,6 @@
 """Argument checks shared by the samplers (run before any compiled code), their per-tail cache, and
 the records' plain-feature counts."""
+import functools
 import os
 from collections import OrderedDict
 
@@ -49,8 +50,10 @@ MAX_DRAWS = int(np.iinfo(INDEX_DTYPE).max)
 DRAW_BYTES = 16
 
 
+@functools.lru_cache(maxsize=1)
 def physical_memory():
-    """This machine's physical memory in bytes, or None where the system does not say."""
+    """This machine's physical memory in bytes, or None where the system does not say (asked
+    once: every draw's check reads it)."""
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):   # not POSIX, or the names are unknown
