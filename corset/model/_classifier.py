@@ -794,7 +794,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     n_tails, n_heads_per_tail : int, default=50 and 10
         **Candidates, every sampler.**  Pool shape: each step draws
         ``n_tails`` tails and ``n_heads_per_tail`` heads per tail (the
-        paper's 500 candidates).
+        paper's 500 candidates).  A pool of more than 2**31 - 1 candidates,
+        or one that could not fit in the machine's memory (24 bytes a
+        candidate at least), is refused by ``fit`` before anything is drawn.
     min_head_length, max_head_length : int, default=1 and 3
         **Candidates, every head sampler.**  Bounds on the number of
         literals in a head, positive and negated (None: no maximum);
