@@ -192,3 +192,25 @@ def test_every_corset_run_is_one_thread(name):
     # default, which n_jobs=None would take).
     assert METHODS[name].make({}, 0).n_jobs == 1
     assert METHODS[name].make({"lam": 2.0}, 0).n_jobs == 1
+
+
+@pytest.mark.parametrize("name", ["corset", "corset (raw)", "CORSET-GH", "CORSET-SURS"])
+def test_a_corset_run_imports_nothing_while_timed(name, tmp_path):
+    # Each run is a fresh process: the modules corset imports on first use are imported when
+    # its estimator is made, as BOOMER's are, so that the fit's clock counts the fit alone.
+    script = f"""
+import sys
+import numpy as np
+from corset.experiments import METHODS
+rng = np.random.default_rng(0)
+X = rng.random((60, 5))
+Y = (rng.random((60, 3)) < 0.4).astype(int)
+model = METHODS[{name!r}].make({{"n_rules": 5}}, 0)
+before = set(sys.modules)
+model.fit(X, Y)
+model.predict(X)
+print(sorted(m for m in set(sys.modules) - before if m.split(".")[0] in ("corset", "sklearn", "scipy")))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

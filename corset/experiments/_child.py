@@ -41,7 +41,8 @@ def run(job, split):
     from ._methods import METHODS, fit_and_measure, tune
 
     method = METHODS[job["method"]]
-    # corset imports its samplers and selection inside fit: import them here, so a fit's time is the fit's.
+    # A method's modules are imported when its estimator is made (corset's lazy ones included,
+    # see _methods._import_corset), before the clock starts: a fit's time is the fit's.
     warnings.simplefilter("ignore")   # clique truncations, convergence warnings: the row says what came out
     if job["part"] == "tuning":
         params, f1, failed = tune(method, split, job["n_trials"], seed=job["seed"])
