@@ -4,7 +4,9 @@ Everything a compiled kernel receives is checked here first: binary values,
 2-D shapes, matching row counts, ids inside their range.  Errors name the
 argument and say what was wrong; nothing is silently dropped or flipped.
 """
+import functools
 import numbers
+import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -357,3 +359,27 @@ def check_unique_names(names, name, item):
             count = sum(1 for m in names if m == n)
             raise ValueError(f"{name}: the name {n!r} appears {count} times; each {item} needs a name of its own")
         seen.add(n)
+
+
+@functools.lru_cache(maxsize=1)
+def physical_memory():
+    """This machine's physical memory in bytes, or None where the system does not say (asked
+    once: every draw's check reads it)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):   # not POSIX, or the names are unknown
+        return None
+
+
+def check_fits_memory(count, bytes_each, what):
+    """Refuse ``count`` items of at least ``bytes_each`` bytes each when they exceed this machine's
+    physical memory.  Memory is handed out lazily (overcommitted), so such a request would not
+    fail at once: it would fill memory until the process is killed."""
+    total = physical_memory()
+    if total is not None and count * bytes_each > total:
+        raise ValueError(f"{what} would take at least {_size(count * bytes_each)} of memory, more than "
+                         f"this machine's {_size(total)}")
+
+
+def _size(n_bytes):
+    return f"{n_bytes / 2**30:.1f} GiB" if n_bytes >= 2**30 else f"{n_bytes / 2**20:.1f} MiB"

@@ -16,7 +16,7 @@ import numpy as np
 
 from ._ext import _csr_rows, _intersect
 from ._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
-from ._validation import check_binary_matrix, check_ids
+from ._validation import check_binary_matrix, check_fits_memory, check_ids
 
 
 BITSET_BYTES = 64 * 2**20
@@ -57,6 +57,33 @@ def with_negated_columns(X, negated):
     out = sp.csr_array((np.ones(ids.size, dtype=np.uint8), ids, indptr), shape=(X.shape[0], X.shape[1] + negated.size))
     out.has_sorted_indices = True
     return out
+
+
+#: The least memory one occurrence of a negated literal takes in the data layer: its id (int32)
+#: and value (uint8) in the records' rows, and its record (int32) in the inverted index (a
+#: layer of 10^8 negated occurrences peaked at 9.1 bytes each).  Past 2**31 - 1 entries,
+#: scipy holds the rows' ids as int64 besides the layer's int32 copy: 8 bytes more.
+NEGATED_OCCURRENCE_BYTES = 9
+NEGATED_OCCURRENCE_BYTES_INT64 = 17
+
+
+def _check_negations_fit(X, negated, name):
+    """Refuse the negated literals of features ``negated`` of binary CSR ``X`` when their
+    occurrences would take more than this machine's memory.
+
+    "NOT f" holds on every record without f: on wide sparse data (text) nearly every
+    record holds nearly every negation, records x features occurrences.  Built, they would
+    not fail at once (memory is handed out lazily): they would fill memory until the process
+    is killed.  ``name`` names the argument that asked for them in the message.
+    """
+    if negated.size == 0:
+        return
+    counts = np.bincount(X.indices, minlength=X.shape[1])[negated]
+    occurrences = X.shape[0] * negated.size - int(counts.sum())
+    int32 = X.nnz + occurrences <= np.iinfo(INDEX_DTYPE).max
+    check_fits_memory(occurrences, NEGATED_OCCURRENCE_BYTES if int32 else NEGATED_OCCURRENCE_BYTES_INT64,
+                      f"{name}: the negated literals of {negated.size} features ({occurrences:,} occurrences "
+                      f"on {X.shape[0]} records)")
 
 
 def _negated_ids(negated, n_features):
@@ -202,17 +229,27 @@ class BinaryData:
         negated : sequence of int
             Distinct feature ids of X, in the order their negated literals
             take after X's columns.
+
+        Raises
+        ------
+        ValueError
+            When the negated literals' occurrences (records without the
+            feature, summed over ``negated``) would take more than this
+            machine's physical memory, at least 9 bytes each (17 past 2^31 - 1
+            entries): refused before they are built.
         """
         return cls._checked_with_negations(check_binary_matrix(X, "X"), Y, negated)
 
     @classmethod
-    def _checked_with_negations(cls, X, Y, negated):
+    def _checked_with_negations(cls, X, Y, negated, name="negated"):
         """:meth:`with_negations` of an X that :func:`~corset._validation.check_binary_matrix`
-        returned, taken over as by :meth:`_from_checked` (Y is checked here)."""
+        returned, taken over as by :meth:`_from_checked` (Y is checked here).  ``name``: the
+        argument that asked for the negated literals, named when they would not fit in memory."""
         negated = _negated_ids(negated, X.shape[1])
         Y = _checked_labels(X, Y)
         if negated.size == 0:
             return cls._from_checked(X, Y)
+        _check_negations_fit(X, negated, name)
         index = _inverted_index(X)
         # Both indexes of the literals from the plain ones, in compiled passes: a negated
         # literal's records are the complement of its feature's (no validation, no sort,

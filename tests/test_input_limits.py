@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from corset import BinaryData
 from corset.labelspace import (CliqueOverflowError, CliqueTruncationWarning, interpretable_space,
@@ -159,9 +160,9 @@ def test_a_pool_past_the_int32_range_is_refused(data, n_tails, n_heads_per_tail)
 
 
 def test_a_pool_at_the_int32_range_is_accepted(data, monkeypatch):
-    from corset.sampling import _common
+    from corset import _validation
 
-    monkeypatch.setattr(_common, "physical_memory", lambda: 2**40)   # a machine it fits on
+    monkeypatch.setattr(_validation, "physical_memory", lambda: 2**40)   # a machine it fits on
     generate = CandidateGenerator(data, n_tails=INT32_MAX, n_heads_per_tail=1)   # never called
     assert generate.pool_shape == (INT32_MAX, 1)
 
@@ -181,9 +182,9 @@ def test_a_head_draw_past_the_int32_range_is_refused(data, no_allocation):
 def test_requests_past_this_machines_memory_are_refused(data, monkeypatch, no_allocation):
     """Below 2**31 - 1 but past the memory (memory is overcommitted: the request would not fail at
     once, it would fill memory until killed): refused from a lower bound of its size."""
-    from corset.sampling import _common
+    from corset import _validation
 
-    monkeypatch.setattr(_common, "physical_memory", lambda: 2**20)   # a machine of 1 MiB
+    monkeypatch.setattr(_validation, "physical_memory", lambda: 2**20)   # a machine of 1 MiB
     with pytest.raises(ValueError, match=r"a pool of n_tails=50000 \* n_heads_per_tail=10 candidates would "
                                          r"take at least 11\.4 MiB of memory, more than this machine's 1\.0 MiB"):
         CandidateGenerator(data, n_tails=50_000, n_heads_per_tail=10)
@@ -193,9 +194,9 @@ def test_requests_past_this_machines_memory_are_refused(data, monkeypatch, no_al
             sampler.sample(100_000, random_state=0)
     with pytest.raises(ValueError, match=r"n=100000 draws would take at least"):
         HeadSampler(data).sample((0,), 100_000, random_state=0)
-    assert _common.physical_memory() == 2**20
+    assert _validation.physical_memory() == 2**20
     monkeypatch.undo()
-    real = _common.physical_memory()
+    real = _validation.physical_memory()
     assert real is None or real > 2**20
 
 
@@ -303,3 +304,68 @@ def test_a_default_cap_is_named_as_the_default(monkeypatch):
         spaces.build_space(data, "labels", on_overflow="truncate", _parameter_names=names)
     with pytest.warns(CliqueTruncationWarning, match="more than max_cliques=10 item sets"):
         spaces.build_space(data, "labels", max_sets=10, on_overflow="truncate", _parameter_names=names)
+
+
+# -- negated literals past this machine's memory ---------------------------------------------------
+def _wide_text(n_records=400, n_features=2_000, per_record=3, seed=0):
+    """Sparse word presence: each record holds a few of many features (nearly every negation)."""
+    rng = np.random.default_rng(seed)
+    cols = np.sort(rng.choice(n_features, size=(n_records, per_record), replace=True), axis=1)
+    X = sp.csr_array((np.ones(cols.size, dtype=np.uint8), cols.ravel(),
+                      np.arange(0, cols.size + 1, per_record)), shape=(n_records, n_features))
+    X.sum_duplicates()
+    X.data[:] = 1
+    Y = (rng.random((n_records, 3)) < 0.3).astype(np.uint8)
+    return X, Y
+
+
+def test_negated_literals_past_this_machines_memory_are_refused(monkeypatch):
+    """"NOT f" holds on every record without f: on wide sparse X the literals occur records x features
+    times.  Built, they would fill memory until the process is killed; they are refused first,
+    from a lower bound of their size, naming the argument that asked for them."""
+    from corset import _validation
+    from corset._ext import _csr_rows
+
+    X, Y = _wide_text()
+    negated = np.arange(X.shape[1])
+    occurrences = X.shape[0] * X.shape[1] - X.nnz   # 400 x 2,000 minus the features' own entries
+    built = BinaryData.with_negations(X, Y, negated)   # this machine: accepted
+    assert built.n_features == 2 * X.shape[1]
+    assert int(np.diff(built.feature_records.indptr)[X.shape[1]:].sum()) == occurrences
+
+    def reached(*args, **kwargs):
+        raise AssertionError("the negated literals were built: their size was not refused first")
+
+    monkeypatch.setattr(_validation, "physical_memory", lambda: 2**20)   # a machine of 1 MiB
+    monkeypatch.setattr(_csr_rows, "complement_columns", reached)
+    monkeypatch.setattr(_csr_rows, "with_negated_columns", reached)
+    size = occurrences * 9 / 2**20
+    with pytest.raises(ValueError, match=rf"^negated: the negated literals of 2000 features \({occurrences:,} "
+                                         rf"occurrences on 400 records\) would take at least {size:.1f} MiB of "
+                                         r"memory, more than this machine's 1\.0 MiB$"):
+        BinaryData.with_negations(X, Y, negated)
+    from corset import CorsetClassifier
+
+    with pytest.raises(ValueError, match=r"^negations=True: the negated literals of \d+ features"):
+        CorsetClassifier(negations=True, n_rules=3, validated_stop=False, random_state=0).fit(X, Y)
+
+
+def test_negated_literals_past_the_int32_range_count_scipys_int64_ids(monkeypatch):
+    """Past 2**31 - 1 entries scipy holds the rows' ids as int64 beside the layer's int32 copy:
+    17 bytes an occurrence, not 9, so 50,000 x 50,000 negations (2.5e9) need at least 39.6 GiB."""
+    from corset import _validation
+    from corset.binarydata import _check_negations_fit
+
+    n = 50_000
+    X = sp.csr_array((np.ones(n, dtype=np.uint8), np.arange(n, dtype=np.int32), np.arange(n + 1)), shape=(n, n))
+    negated = np.arange(n, dtype=np.int64)
+    occurrences = n * n - n
+    assert occurrences > np.iinfo(np.int32).max
+    monkeypatch.setattr(_validation, "physical_memory", lambda: 30 * 2**30)   # fits at 9 bytes each, not 17
+    with pytest.raises(ValueError, match=rf"^X: the negated literals of 50000 features \({occurrences:,} occurrences "
+                                         rf"on 50000 records\) would take at least {occurrences * 17 / 2**30:.1f} GiB"):
+        _check_negations_fit(X, negated, "X")
+    monkeypatch.setattr(_validation, "physical_memory", lambda: 2**40)
+    _check_negations_fit(X, negated, "X")   # accepted on a machine of 1 TiB
+    monkeypatch.setattr(_validation, "physical_memory", lambda: 2**20)
+    _check_negations_fit(X[:, :0], negated[:0], "X")   # no negated literal: nothing to check

@@ -864,7 +864,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         guess.  Never when the negated literals would occur
         more than ``AUTO_NEGATION_MAX_ENTRIES`` (20 million) times on the
         training data (wide sparse data such as text, where a record would
-        hold nearly every negation): then False.
+        hold nearly every negation): then False.  ``negations=True`` on such
+        data raises ValueError, before building them, when their
+        occurrences would take more than the machine's physical memory (at
+        least 9 bytes each).
     f1_patience : int, None or "auto", default="auto"
         **Beyond the paper** (a stopping criterion).  An int p: stop once p
         rules in a row have not raised the training micro-F1 of the rule
@@ -1373,7 +1376,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             negations = False   # binary X with dense labels, but too wide for negated literals
         self.negated_features_ = self._negated_features(Xb, negations)
         # Xb and Yb are checked copies of the fit's own: the layer takes them over, no third copy.
-        data = BinaryData._checked_with_negations(Xb, Yb, self.negated_features_)
+        data = BinaryData._checked_with_negations(Xb, Yb, self.negated_features_, name=f"negations={self.negations!r}")
         # From here the selection reads the layer only: X's numbers and, with negated literals,
         # the plain binary X (which the layer does not hold) need not stay through it.
         Xb = converted = auto = fold_X = None
@@ -1414,7 +1417,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         patience = None
         if held_out is not None and not self.second_round:
             Xh = self.features_.transform(held_out[0])
-            patience = _HeldOutPatience(BinaryData._checked_with_negations(Xh, held_out[1], self.negated_features_),
+            held = BinaryData._checked_with_negations(Xh, held_out[1], self.negated_features_,
+                                                      name=f"negations={self.negations!r}")
+            patience = _HeldOutPatience(held,
                                         self.default_rule, params["n_rules"], VALIDATION_PATIENCE,
                                         VALIDATION_PATIENCE_FACTOR)
             stopping = patience if stopping is None else [stopping, patience]

@@ -1,13 +1,11 @@
 """Argument checks shared by the samplers (run before any compiled code), their per-tail cache, and
 the records' plain-feature counts."""
-import functools
-import os
 from collections import OrderedDict
 
 import numpy as np
 
 from .._ext._typedefs import INDEX_DTYPE
-from .._validation import _is_canonical, check_ids, check_positive_int
+from .._validation import _is_canonical, check_fits_memory, check_ids, check_positive_int
 from ..binarydata import BinaryData
 
 
@@ -48,30 +46,6 @@ MAX_DRAWS = int(np.iinfo(INDEX_DTYPE).max)
 #: The least memory a draw takes in a sampler's output: its record (int32), its offset (int64)
 #: and one id (int32).  A lower bound: a request refused by it could never have been served.
 DRAW_BYTES = 16
-
-
-@functools.lru_cache(maxsize=1)
-def physical_memory():
-    """This machine's physical memory in bytes, or None where the system does not say (asked
-    once: every draw's check reads it)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):   # not POSIX, or the names are unknown
-        return None
-
-
-def check_fits_memory(count, bytes_each, what):
-    """Refuse ``count`` items of at least ``bytes_each`` bytes each when they exceed this machine's
-    physical memory.  Memory is handed out lazily (overcommitted), so such a request would not
-    fail at once: it would fill memory until the process is killed."""
-    total = physical_memory()
-    if total is not None and count * bytes_each > total:
-        raise ValueError(f"{what} would take at least {_size(count * bytes_each)} of memory, more than "
-                         f"this machine's {_size(total)}")
-
-
-def _size(n_bytes):
-    return f"{n_bytes / 2**30:.1f} GiB" if n_bytes >= 2**30 else f"{n_bytes / 2**20:.1f} MiB"
 
 
 def check_n(n, name="n"):
