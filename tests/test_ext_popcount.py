@@ -38,3 +38,37 @@ def test_popcount_random_words(seed):
 
 def test_popcount_empty():
     assert popcount(np.empty(0, dtype=np.uint64)) == 0
+
+
+def _words(rng, n):
+    words = rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
+    words[::3] &= rng.integers(0, 2**64, size=words[::3].size, dtype=np.uint64)
+    return words
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rule_counts_over_every_span_match_python(seed):
+    """The three counts of a direct last step, over spans from one word to well past
+    CORSET_WIDE_WORDS and at every offset of a short range: the scalar build below it, the
+    AVX-512 build (where this CPU has it) from it on, the same counts either way."""
+    from corset._ext._gh_memo import rule_counts_of, uses_wide_popcount
+
+    rng = np.random.default_rng(seed)
+    n = 70
+    col, dh, dpos, doth = (_words(rng, n) for _ in range(4))
+    spans = [(lo, hi) for lo in range(0, 5) for hi in range(lo, n)] + [(3, 2)]
+    for lo, hi in spans:
+        part = slice(lo, hi + 1)
+        expected = tuple(_reference(col[part] & other[part]) for other in (dh, dpos, doth))
+        assert rule_counts_of(col, dh, dpos, doth, lo, hi) == expected, (lo, hi)
+    # The branch point: short spans stay scalar; where the CPU has VPOPCNTQ, long ones take it.
+    assert not uses_wide_popcount(1)
+    assert uses_wide_popcount(n) == uses_wide_popcount(10**6)
+
+
+def test_rule_counts_refuse_a_span_outside_the_bitsets():
+    from corset._ext._gh_memo import rule_counts_of
+
+    words = np.zeros(4, dtype=np.uint64)
+    with pytest.raises(ValueError, match="outside"):
+        rule_counts_of(words, words, words, words, 0, 4)

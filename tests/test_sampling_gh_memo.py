@@ -745,3 +745,23 @@ def test_nodes_counted_without_reading_their_negatives_match_brute_force(global_
             memo.update_rules(rules)
             plain.update_rules(rules)
     assert memo._memo.n_split_counts > 0 and checked > 0
+
+
+@pytest.mark.parametrize("negated", [False, True], ids=["plain", "negated"])
+def test_long_record_bitsets_give_the_plain_heads(global_random_seed, negated):
+    """Over a thousand records, D[H]'s bitset spans more than CORSET_WIDE_WORDS words: node builds
+    by popcounts and direct last steps take the AVX-512 build of their loops where this CPU has
+    it (the scalar one elsewhere), and the heads are still the plain kernel's."""
+    from corset._ext._gh_memo import uses_wide_popcount
+
+    rng = np.random.RandomState(global_random_seed)
+    n, m = 1100, 30
+    assert uses_wide_popcount(n // 64) == uses_wide_popcount(10**6)
+    X = rng.rand(n, m) < rng.uniform(0.2, 0.6, size=m)
+    Y = rng.rand(n, 3) < 0.4
+    data = BinaryData.with_negations(X, Y, np.arange(m)) if negated else BinaryData(X, Y)
+    tails = [t for t in [(0,), (1,), (2,), (0, 1)] if data.tail_support(np.asarray(t, np.int32)).size]
+    memo, plain = _pair(data, 4, 4, 2, seed="uniform", max_head_length=3)
+    for call in range(2):
+        assert memo.sample_many(tails, 30, random_state=call) == plain.sample_many(tails, 30, random_state=call)
+    assert memo._memo.n_bitset_counts + memo._memo.n_direct_steps > 0

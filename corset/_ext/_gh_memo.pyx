@@ -87,6 +87,7 @@ cdef extern from "corset_gh_memo.h":
         const uint64_t* dpos, const uint64_t* doth, int any_other, Py_ssize_t lo, Py_ssize_t hi,
         const index_t* path, Py_ssize_t n_path, index_t* n_all, index_t* n_pos, index_t* n_other,
         index_t* touched) noexcept nogil
+    int wide_popcount "corset_wide_popcount"(int64_t n_words) noexcept nogil
     cppclass KeyMap "corset_gh_keymap":
         int64_t find(uint64_t key) noexcept nogil
         void set(uint64_t key, int64_t value) except + nogil
@@ -1716,6 +1717,29 @@ def popcount(const uint64_t[::1] words):
     if words.shape[0] == 0:
         return 0
     return popcount_words(&words[0], words.shape[0])
+
+
+def uses_wide_popcount(Py_ssize_t n_words):
+    """Whether popcount loops over ``n_words`` words run the AVX-512 build on this CPU (for tests).
+
+    The loops of node builds and direct last steps are also built for
+    VPOPCNTQ and take that build from ``CORSET_WIDE_WORDS`` words on, where
+    the CPU has it (``corset_wide_popcount`` in corset_bits.h).
+    """
+    return bool(wide_popcount(n_words))
+
+
+def rule_counts_of(const uint64_t[::1] col, const uint64_t[::1] dh, const uint64_t[::1] dpos,
+                   const uint64_t[::1] doth, Py_ssize_t lo, Py_ssize_t hi):
+    """``(|col & dh|, |col & dpos|, |col & doth|)`` over words ``lo..hi``, counted as a direct last
+    step counts a candidate (for tests: the scalar or the wide build, by the span)."""
+    cdef int64_t pos = 0, other = 0, total
+    if not (0 <= lo and hi < col.shape[0] and hi < dh.shape[0] and hi < dpos.shape[0] and hi < doth.shape[0]):
+        raise ValueError("rule_counts_of: words lo..hi outside the bitsets")
+    if hi < lo:
+        return 0, 0, 0
+    total = rule_counts(&col[0], &dh[0], &dpos[0], &doth[0], lo, hi, &pos, &other)
+    return int(total), int(pos), int(other)
 
 
 def greedy_heads_memo(GreedyHeadMemo memo,

@@ -87,11 +87,11 @@ static Py_ssize_t corset_gh_popcount(const uint64_t* x, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; ++i) k += corset_popcount64(x[i]);
     return k;
 }
-/* |col & dh|, and into *pos and *other |col & dpos| and |col & doth|, over words lo..hi. */
-CORSET_POPCNT_CLONES
-static int64_t corset_gh_counts(const uint64_t* col, const uint64_t* dh, const uint64_t* dpos,
-                                const uint64_t* doth, Py_ssize_t lo, Py_ssize_t hi,
-                                int64_t* pos, int64_t* other) {
+/* |col & dh|, and into *pos and *other |col & dpos| and |col & doth|, over words lo..hi
+   (the wide build over many words: corset_wide_popcount). */
+static inline __attribute__((always_inline)) int64_t corset_gh_counts_body(
+        const uint64_t* col, const uint64_t* dh, const uint64_t* dpos, const uint64_t* doth,
+        Py_ssize_t lo, Py_ssize_t hi, int64_t* pos, int64_t* other) {
     int64_t all = 0, p = 0, o = 0;
     for (Py_ssize_t k = lo; k <= hi; ++k) {
         all += corset_popcount64(col[k] & dh[k]);
@@ -102,6 +102,10 @@ static int64_t corset_gh_counts(const uint64_t* col, const uint64_t* dh, const u
     *other = o;
     return all;
 }
+CORSET_POPCOUNT_BUILDS(int64_t, corset_gh_counts,
+                       (const uint64_t* col, const uint64_t* dh, const uint64_t* dpos, const uint64_t* doth,
+                        Py_ssize_t lo, Py_ssize_t hi, int64_t* pos, int64_t* other),
+                       (col, dh, dpos, doth, lo, hi, pos, other), hi - lo + 1)
 /* The popcount loop of a node build, for every feature f: |D[f] & D[H]|,
    |D[f] & D[H] & D_T^+| and |D[f] & D[H] & role 0| over words lo..hi;
    features with a record in D[H] and not on the path are written to
@@ -109,9 +113,10 @@ static int64_t corset_gh_counts(const uint64_t* col, const uint64_t* dh, const u
    only |D[f] & D[H]| (n_pos and n_other untouched): a node build that
    scans D[H]'s positive and role-0 records itself.  Like every
    popcount loop here, built with CORSET_POPCNT_CLONES (corset_bits.h): with
-   the POPCNT instruction where the CPU has it, the same counts without. */
-CORSET_POPCNT_CLONES
-static Py_ssize_t corset_gh_count_features(const uint64_t* feature_bits, Py_ssize_t n_features,
+   the POPCNT instruction where the CPU has it, the same counts without; and
+   over many words, with AVX-512's VPOPCNTQ where the CPU has that
+   (corset_wide_popcount). */
+static inline __attribute__((always_inline)) Py_ssize_t corset_gh_count_features_body(const uint64_t* feature_bits, Py_ssize_t n_features,
                                            Py_ssize_t n_rw, const uint64_t* dh, const uint64_t* dpos,
                                            const uint64_t* doth, int any_other, Py_ssize_t lo,
                                            Py_ssize_t hi, const int32_t* path, Py_ssize_t n_path,
@@ -141,6 +146,13 @@ static Py_ssize_t corset_gh_count_features(const uint64_t* feature_bits, Py_ssiz
     }
     return n_touched;
 }
+CORSET_POPCOUNT_BUILDS(Py_ssize_t, corset_gh_count_features,
+                       (const uint64_t* feature_bits, Py_ssize_t n_features, Py_ssize_t n_rw, const uint64_t* dh,
+                        const uint64_t* dpos, const uint64_t* doth, int any_other, Py_ssize_t lo, Py_ssize_t hi,
+                        const int32_t* path, Py_ssize_t n_path, int32_t* n_all, int32_t* n_pos,
+                        int32_t* n_other, int32_t* touched),
+                       (feature_bits, n_features, n_rw, dh, dpos, doth, any_other, lo, hi, path, n_path, n_all,
+                        n_pos, n_other, touched), hi - lo + 1)
 /* uint64 key -> int64 value, open addressing with linear probing in one
    array of slots (Fibonacci hashing of the key's bits).  Replaces
    std::unordered_map, whose find chases a bucket then a node (two
