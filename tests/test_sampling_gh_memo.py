@@ -749,13 +749,14 @@ def test_nodes_counted_without_reading_their_negatives_match_brute_force(global_
 
 @pytest.mark.parametrize("negated", [False, True], ids=["plain", "negated"])
 def test_long_record_bitsets_give_the_plain_heads(global_random_seed, negated):
-    """Over a thousand records, D[H]'s bitset spans more than CORSET_WIDE_WORDS words: node builds
-    by popcounts and direct last steps take the AVX-512 build of their loops where this CPU has
-    it (the scalar one elsewhere), and the heads are still the plain kernel's."""
+    """Over 1,700 records, D[H]'s bitset spans up to 27 words, past CORSET_WIDE_WORDS (8) and
+    CORSET_WIDER_WORDS (24): node builds by popcounts and direct last steps take the 256- and
+    512-bit AVX-512 builds of their loops where this CPU has VPOPCNTQ (the scalar one elsewhere),
+    and the heads are still the plain kernel's."""
     from corset._ext._gh_memo import uses_wide_popcount
 
     rng = np.random.RandomState(global_random_seed)
-    n, m = 1100, 30
+    n, m = 1700, 30
     assert uses_wide_popcount(n // 64) == uses_wide_popcount(10**6)
     X = rng.rand(n, m) < rng.uniform(0.2, 0.6, size=m)
     Y = rng.rand(n, 3) < 0.4

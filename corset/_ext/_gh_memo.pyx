@@ -1720,11 +1720,12 @@ def popcount(const uint64_t[::1] words):
 
 
 def uses_wide_popcount(Py_ssize_t n_words):
-    """Whether popcount loops over ``n_words`` words run the AVX-512 build on this CPU (for tests).
+    """Whether popcount loops over ``n_words`` words run an AVX-512 build on this CPU (for tests).
 
     The loops of node builds and direct last steps are also built for
-    VPOPCNTQ and take that build from ``CORSET_WIDE_WORDS`` words on, where
-    the CPU has it (``corset_wide_popcount`` in corset_bits.h).
+    VPOPCNTQ: where the CPU has it, they take the 256-bit build from
+    ``CORSET_WIDE_WORDS`` (8) words on and the 512-bit one from
+    ``CORSET_WIDER_WORDS`` (24) on (``corset_wide_popcount`` in corset_bits.h).
     """
     return bool(wide_popcount(n_words))
 
