@@ -52,11 +52,13 @@ def test_scores_are_the_cross_validated_micro_f1_of_each_candidate(seed, make):
         return pooled
 
     # The single cut on every fold; the five cuts raced against it: dropped after the first fold where
-    # their running mean gain is not positive, taken only when they survive every fold and gain beyond noise.
+    # their running mean gain is not positive, taken only when they survive every fold and gain beyond noise
+    # (the standard error corrected for the folds' overlapping training sets, Nadeau-Bengio).
     def raced(challenger, incumbent):
         gain = challenger - incumbent
-        n_folds = next((j + 1 for j in range(gain.size) if gain[:j + 1].mean() <= 0), gain.size)
-        wins = n_folds == gain.size and gain.mean() > max(0.0, gain.std(ddof=1) / np.sqrt(gain.size))
+        k = gain.size
+        n_folds = next((j + 1 for j in range(k) if gain[:j + 1].mean() <= 0), k)
+        wins = n_folds == k and gain.mean() > max(0.0, gain.std(ddof=1) * np.sqrt(1 / k + 1 / (k - 1)))
         return n_folds, wins
 
     (single, five), (p_single, p_five) = AUTO_BINARIZER_PERCENTILES, AUTO_BINARIZER_PERCENTILES.values()

@@ -596,13 +596,19 @@ def _fold_micro_f1(folds):
 def _better_beyond_noise(challenger, incumbent):
     """Does ``challenger`` beat ``incumbent`` on the same folds by more than noise?
 
-    Paired over the folds: the mean of the per-fold micro-F1 differences
+    Paired over the k folds: the mean of the per-fold micro-F1 differences
     must be positive and exceed their standard error, so that a choice is
     changed only on evidence that holds across the folds, not on one lucky
-    split.
+    split.  The standard error is the corrected one of Nadeau and Bengio
+    (2003, "Inference for the generalization error"), s·sqrt(1/k + 1/(k-1))
+    with s the differences' sample standard deviation, not the textbook
+    s/sqrt(k): the folds' training sets overlap, so their differences are
+    correlated and s/sqrt(k) understates the noise (by sqrt(2.5) for three
+    folds, whose held-out part is half the size of their training part).
     """
     d = _fold_micro_f1(challenger) - _fold_micro_f1(incumbent)
-    se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else 0.0
+    k = d.size
+    se = d.std(ddof=1) * np.sqrt(1.0 / k + 1.0 / (k - 1)) if k > 1 else 0.0
     return bool(d.mean() > 0 and d.mean() > se)
 
 
@@ -741,8 +747,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         on every fold; the five cuts are raced (fitted fold by fold, dropped
         as soon as their mean gain so far is not positive) and taken only
         when they survive every fold and score higher by more than the
-        standard error of the per-fold differences, the rule of
-        ``negations``.  The scores are in ``binarizer_scores_``; below 30
+        standard error of the per-fold differences (corrected for the
+        folds' overlapping training sets), the rule of ``negations``.  The scores are in ``binarizer_scores_``; below 30
         records the single cut is taken.  "passthrough": X must be binary.  A transformer
         (e.g. a configured ``PercentileBinarizer``) is cloned and fitted on
         X.  The fitted one is ``features_.binarizer_``; ``predict`` and
@@ -855,7 +861,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         mean per-fold difference so far is not positive (racing: a choice
         that has not gained is not fitted on the remaining folds); it is
         taken when it survives every fold and scores higher by more than
-        the standard error of the per-fold differences (pooled scores in
+        the standard error of the per-fold differences, corrected for the
+        folds' overlapping training sets (pooled scores in
         ``negations_scores_``).  On binary X this costs three fits with the
         first guess (whatever ``validated_stop``) and one to three with the
         other choice; a fit with negated literals is slower (enron: 1.1 s
