@@ -7,8 +7,9 @@ from sklearn.model_selection import KFold
 from corset.datasets import make_rule_data
 from corset.model import CorsetClassifier, Rule
 from corset.selection import default_tail
-from corset.model._classifier import (VALIDATED_STOP_FOLDS, _better_beyond_noise, _fold_curve, _prefix_counts,
-                                      _prefix_curves, _support_grid, _validated_length, _validated_support)
+from corset.model._classifier import (VALIDATED_STOP_FOLDS, VALIDATION_MIN_TAILS, VALIDATION_POOL_SHARE,
+                                      _better_beyond_noise, _fold_curve, _prefix_counts, _prefix_curves,
+                                      _support_grid, _validated_length, _validated_support)
 
 SMALL = dict(n_rules=80, n_tails=10, n_heads_per_tail=5)
 
@@ -173,8 +174,9 @@ def test_the_fit_is_the_unvalidated_selection_without_rare_rules_cut_at_k(seed):
     grid = _support_grid(2)
     curves = []
     for (train, test), s in zip(folds, seeds[1:]):
+        # A fold draws a share of the tails per step (VALIDATION_POOL_SHARE; all of SMALL's 10).
         inner = CorsetClassifier(random_state=int(s), prune_redundant=False, validated_stop=False,
-                                 negations=negations, **SMALL)
+                                 negations=negations, **{**SMALL, "n_tails": fold_tails(SMALL["n_tails"])})
         inner.fit(X[train], Y[train])
         # The least support m on all records is m * |train| / n on the fold's.
         curves.append([brute_counts(without_rare(inner, m * train.size / X.shape[0]), X[train], Y[train],
@@ -278,6 +280,44 @@ def test_with_rare_rules_left_out_the_selection_stops_at_the_kth_rule_kept():
     assert model.selection_.rules == whole.selection_.rules[:frequent[k - 1] + 1]
     assert [(r.head, r.tail) for r in model.rules_ if r.n_literals] == \
            [(whole.rules_[j].head, whole.rules_[j].tail) for j in frequent[:k]]
+
+
+def fold_tails(n_tails):
+    return min(n_tails, max(VALIDATION_MIN_TAILS, round(n_tails * VALIDATION_POOL_SHARE)))
+
+
+@pytest.mark.parametrize("n_tails, expected", [(50, 10), (80, 16), (12, 10), (10, 10), (3, 3)])
+def test_fold_fits_draw_a_share_of_the_pool_and_the_final_fit_all_of_it(monkeypatch, n_tails, expected):
+    """Every fold fit of the internal validation (cuts, negations, validated stop) draws
+    VALIDATION_POOL_SHARE of the tails per step, at least VALIDATION_MIN_TAILS (all of a smaller
+    n_tails); the final fit draws n_tails."""
+    from corset.model import _classifier as classifier
+    from corset.sampling import CandidateGenerator
+
+    X, Y = noisy_data(0)
+    X = X * np.random.RandomState(0).rand(*X.shape)   # numeric: the cuts are raced too
+    seen, drawn = [], []
+    original = classifier._fold_curve
+
+    def spy(estimator, *args):
+        seen.append(estimator.n_tails)
+        return original(estimator, *args)
+
+    pool = CandidateGenerator.candidate_pool
+
+    def count(self, *args, **kwargs):
+        drawn.append(self.n_tails)
+        return pool(self, *args, **kwargs)
+
+    monkeypatch.setattr(classifier, "_fold_curve", spy)
+    monkeypatch.setattr(CandidateGenerator, "candidate_pool", count)
+    model = CorsetClassifier(random_state=0, n_tails=n_tails, n_rules=20, n_heads_per_tail=5).fit(X, Y)
+    assert expected == fold_tails(n_tails)
+    assert len(seen) >= 2 * VALIDATED_STOP_FOLDS and set(seen) == {expected}
+    # The folds' pools first (a share of the tails), then the final fit's (n_tails tails each).
+    assert model.n_tails == n_tails and drawn[-1] == n_tails and set(drawn) == {expected, n_tails}
+    final = drawn.index(n_tails) if expected != n_tails else len(drawn) - 1
+    assert set(drawn[final:]) == {n_tails} and set(drawn[:final]) <= {expected}
 
 
 def test_large_data_is_validated_on_a_subsample(monkeypatch):

@@ -73,6 +73,23 @@ def _record_subset(data, size, rng):
     return np.unique(records).astype(np.int64, copy=False)
 
 
+def check_pool_shape(n_tails, n_heads_per_tail):
+    """Refuse a pool of ``n_tails`` × ``n_heads_per_tail`` candidates (positive ints) that could not be drawn.
+
+    Before anything is allocated: each call of a generator draws ``n_tails``
+    tails (its arrays sized for all of them up front), then
+    ``n_heads_per_tail`` heads for each.  At most ``MAX_DRAWS`` candidates,
+    and no more than the machine's memory holds (a candidate holds at least
+    two offsets, int64, and a head and a tail id, int32: 24 bytes).
+    """
+    if n_tails * n_heads_per_tail > MAX_DRAWS:
+        raise ValueError(f"n_tails * n_heads_per_tail must be at most {MAX_DRAWS} candidates per pool; "
+                         f"got n_tails={n_tails} * n_heads_per_tail={n_heads_per_tail} = "
+                         f"{n_tails * n_heads_per_tail}")
+    check_fits_memory(n_tails * n_heads_per_tail, 24,
+                      f"a pool of n_tails={n_tails} * n_heads_per_tail={n_heads_per_tail} candidates")
+
+
 class CandidateGenerator:
     """A pool of candidate rules per call: ``n_tails`` × ``n_heads_per_tail`` (GenCandRules).
 
@@ -164,15 +181,7 @@ class CandidateGenerator:
         self.data = check_data(data)
         self.n_tails = check_positive_int(n_tails, "n_tails", minimum=1)
         self.n_heads_per_tail = check_positive_int(n_heads_per_tail, "n_heads_per_tail", minimum=1)
-        if self.n_tails * self.n_heads_per_tail > MAX_DRAWS:
-            # Refused here, before anything is allocated: each call draws n_tails tails (its
-            # arrays sized for all of them up front), then n_heads_per_tail heads for each.
-            raise ValueError(f"n_tails * n_heads_per_tail must be at most {MAX_DRAWS} candidates per pool; "
-                             f"got n_tails={self.n_tails} * "
-                             f"n_heads_per_tail={self.n_heads_per_tail} = {self.n_tails * self.n_heads_per_tail}")
-        # A candidate holds at least two offsets (int64) and a head and a tail id (int32).
-        check_fits_memory(self.n_tails * self.n_heads_per_tail, 24,
-                          f"a pool of n_tails={self.n_tails} * n_heads_per_tail={self.n_heads_per_tail} candidates")
+        check_pool_shape(self.n_tails, self.n_heads_per_tail)
         if on_proposal_limit not in ("raise", "skip"):
             raise ValueError(f"on_proposal_limit must be 'raise' or 'skip'; got {on_proposal_limit!r}")
         self.on_proposal_limit = on_proposal_limit
