@@ -66,8 +66,9 @@ The folds decide between choices (the cuts, the negated literals) and where
 to cut the rule list from the shape of each choice's held-out curve, not
 from their rules, which are thrown away; the final fit draws the whole
 pool.  A smaller pool gives a slightly weaker path, and the choices its
-curves lead to scored the same within noise: on the seven benchmark sets and yeast (raw
-features, official splits, seeds 0-2) the mean test micro-F1 moved by
+curves lead to scored the same within noise: on the seven benchmark sets
+and yeast (raw features, official splits, seeds 0-2) the mean test
+micro-F1 moved by
 -0.001 to +0.005 (emotions 0.6594 against 0.6605, birds 0.4382 against
 0.4334, yeast 0.6289 against 0.6274; medical, CAL500, enron, corel5k and
 bibtex within 0.0004), and the default fits took 0.57 (enron) to 0.77
@@ -770,8 +771,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         as soon as their mean gain so far is not positive) and taken only
         when they survive every fold and score higher by more than the
         standard error of the per-fold differences (corrected for the
-        folds' overlapping training sets), the rule of ``negations``.  The scores are in ``binarizer_scores_``; below 30
-        records the single cut is taken.  "passthrough": X must be binary.  A transformer
+        folds' overlapping training sets), the rule of ``negations``.  The
+        scores are in ``binarizer_scores_``; below 30 records the single
+        cut is taken.  "passthrough": X must be binary.  A transformer
         (e.g. a configured ``PercentileBinarizer``) is cloned and fitted on
         X.  The fitted one is ``features_.binarizer_``; ``predict`` and
         ``explain`` apply it to raw X, and rules print in the data's units.
@@ -1669,7 +1671,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         # The fold fits are independent and seeded: with n_jobs, they run side by side in joblib's
         # worker processes, each on one thread, and give the same curves as one after another.
         n_jobs = min(_resolve_n_jobs(self.n_jobs), len(tasks))
-        n_tails = min(self.n_tails, max(VALIDATION_MIN_TAILS, int(round(self.n_tails * VALIDATION_POOL_SHARE))))
+        share = int(round(self.n_tails * VALIDATION_POOL_SHARE))
+        n_tails = min(self.n_tails, max(VALIDATION_MIN_TAILS, share))   # see VALIDATION_POOL_SHARE
         jobs = ((self._inner_estimator(**candidate, random_state=seed, prune_redundant=False, validated_stop=False,
                                        n_tails=n_tails, n_jobs=1 if n_jobs > 1 else self.n_jobs),
                  _safe_indexing(X, train), Yb[train], _safe_indexing(X, test), Yb[test],
