@@ -68,12 +68,12 @@ from their rules, which are thrown away; the final fit draws the whole
 pool.  A smaller pool gives a slightly weaker path, and the choices its
 curves lead to scored the same within noise: on the seven benchmark sets
 and yeast (raw features, official splits, seeds 0-2) the mean test
-micro-F1 moved by
--0.001 to +0.005 (emotions 0.6594 against 0.6605, birds 0.4382 against
-0.4334, yeast 0.6289 against 0.6274; medical, CAL500, enron, corel5k and
-bibtex within 0.0004), and the default fits took 0.57 (enron) to 0.77
-(yeast) of their time (one thread, mean over the seeds of the median of
-3 alternated fits).  A single fit can be slower: CAL500's seed 0 took
+micro-F1 moved by -0.001 to +0.005 (emotions 0.6594 against 0.6605,
+birds 0.4382 against 0.4334, yeast 0.6289 against 0.6274; medical,
+CAL500, enron, corel5k and bibtex within 0.0004), and the default fits
+took 0.57 (enron) to 0.77 (yeast) of their time (one thread, mean over
+the seeds of the median of 3 alternated fits).  A single fit can be
+slower: CAL500's seed 0 took
 1.36 s against 0.99 s, its folds' paths running longer.  A resource
 bound, like ``VALIDATION_MAX_RECORDS``, not an accuracy one.
 """
