@@ -41,9 +41,9 @@ without a new maximum of the training micro-F1."""
 AUTO_BINARIZER_FOLDS = 3
 """With ``binarizer="auto"`` on non-binary X, the cuts are chosen by this many folds of cross-validation."""
 AUTO_BINARIZER_PERCENTILES = {"p90": 90, "p10-90": (10, 30, 50, 70, 90)}
+"""The cuts ``binarizer="auto"`` chooses between: the paper's single 90th percentile, or five percentiles."""
 AUTO_BINARIZER_MIN_RECORDS = 10 * AUTO_BINARIZER_FOLDS
 """With fewer training records, ``binarizer="auto"`` does not cross-validate: it takes the first candidate."""
-"""The cuts ``binarizer="auto"`` chooses between: the paper's single 90th percentile, or five percentiles."""
 VALIDATED_STOP_FOLDS = AUTO_BINARIZER_FOLDS
 """With ``validated_stop``, the number of rules and their least support are chosen by this many folds
 (the binarizer's own folds)."""
