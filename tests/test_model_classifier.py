@@ -238,6 +238,18 @@ def test_bad_parameters_name_themselves(synthetic):
             CorsetClassifier(**dict(FAST, **params)).fit(X, Y)
 
 
+@pytest.mark.parametrize("binary", [False, True])
+def test_predict_without_records_names_the_estimator(synthetic, binary):
+    # As fit does and scikit-learn's estimators do: the error names CorsetClassifier, not the
+    # binarizer inside it (numeric X) or nothing at all (binary X, which once predicted nothing).
+    X, Y = synthetic
+    X = X if binary else X + np.random.RandomState(0).rand(*X.shape)
+    clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    for method in (clf.predict, clf.predict_proba, clf.decision_function):
+        with pytest.raises(ValueError, match=r"0 sample\(s\).*required by CorsetClassifier"):
+            method(X[:0])
+
+
 def test_predict_checks_features(synthetic):
     X, Y = synthetic
     clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)

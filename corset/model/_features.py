@@ -40,6 +40,13 @@ __all__ = ["RawFeatures"]
 BINARIZERS = ("auto", "passthrough")
 
 
+def _check_samples(values):
+    """Raise scikit-learn's error for X without records (fit's and predict's alike)."""
+    if values.shape[0] < 1:
+        raise ValueError(f"Found array with 0 sample(s) (shape={values.shape}) while a minimum of 1 is "
+                         "required by CorsetClassifier.")
+
+
 def _is_frame(X):
     return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
 
@@ -274,9 +281,7 @@ class RawFeatures:
             check_unique_names(feature_names, "feature_names", "column of X")
             names = feature_names
         n_samples, n_features = values.shape
-        if n_samples < 1:
-            raise ValueError(f"Found array with 0 sample(s) (shape={values.shape}) while a minimum of 1 is "
-                             "required by CorsetClassifier.")
+        _check_samples(values)
         if n_features < 1:
             raise ValueError(f"Found array with 0 feature(s) (shape={values.shape}) while a minimum of 1 is "
                              "required by CorsetClassifier.")
@@ -316,6 +321,7 @@ class RawFeatures:
     def transform(self, X):
         """Binarize new raw records the way ``fit_transform`` did."""
         values, names, _, _ = self._numeric(X, fit=False)
+        _check_samples(values)   # as fit does, naming the estimator, not the binarizer inside it
         if self.binarizer_ is None:
             return check_binary_matrix(values, "X")
         try:
