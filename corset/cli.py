@@ -710,39 +710,73 @@ def _importable(find_spec, name):
         return False
 
 
-def _run_experiment(args, out):
-    import dataclasses
-    import platform
-    import shlex
+def _split_outside_parentheses(text):
+    """The names of a comma-separated option, split only at commas outside parentheses, so that
+    ``corset,BOOMER(1000, raw)`` names two methods; empty names are dropped."""
+    names, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth <= 0:
+            names.append(text[start:i].strip())
+            start = i + 1
+    names.append(text[start:].strip())   # the last name, whole even with a parenthesis left open
+    return tuple(name for name in names if name)
 
-    from .experiments import (
-        FULL,
-        METHODS,
-        QUICK,
-        installed_versions,
-        read_rows,
-        run_experiment,
-        write_report,
-    )
+
+def _experiment_config(args, available, out):
+    """The experiment's configuration from ``corset experiment``'s options.
+
+    ``--methods`` names the methods to run: each part runs those of its own
+    methods that are named (the table's learners, the raw part's, the path's,
+    the synthetic sets' and the scale's), so that, say, ``--methods
+    "corset,corset (raw)"`` refits corset's rows of every part and nothing
+    else (the overlap part's one method is CORSET-SURS).  A part none of
+    whose methods is named runs nothing, and is said so.  Methods whose package is not installed are left out, and said so.
+    """
+    import dataclasses
+
+    from .experiments import FULL, METHODS, QUICK
 
     config = QUICK if args.quick else FULL
     changes = {}
-    for name in ("datasets", "methods", "parts"):
+    for name in ("datasets", "parts"):
         value = getattr(args, name)
         if value:
-            changes[name] = tuple(v.strip() for v in value.split(",") if v.strip())
+            changes[name] = _split_outside_parentheses(value)
     for name in ("repetitions", "n_trials", "time_limit"):
         if getattr(args, name) is not None:
             changes[name] = getattr(args, name)
-    unknown = sorted(set(changes.get("methods", ())) - set(METHODS))
+    named = _split_outside_parentheses(args.methods) if args.methods else None
+    unknown = sorted(set(named or ()) - set(METHODS))
     if unknown:
         raise CommandError(f"unknown method(s) {unknown}; choose among {sorted(METHODS)}")
     config = dataclasses.replace(config, **changes)
-    available = _available_methods()
-    missing = sorted({m for m in config.methods + config.raw_methods} - available)
+    lists = {"table": "methods", "raw": "raw_methods", "path": "path_methods", "synthetic": "synthetic_methods",
+             "scale": "scale_methods"}
+    wanted = {m for part, field in lists.items() if part in config.parts for m in getattr(config, field)}
+    if named is not None:
+        wanted &= set(named)
+    missing = sorted(wanted - set(available))
     if missing:
         print(f"not installed, left out: {', '.join(missing)} (pip install 'corset[bench]')", file=out)
-    config = config.with_methods(available)
+    config = config.with_methods(set(available) & wanted)
+    if named is not None:
+        idle = [part for part, field in lists.items() if part in config.parts and not getattr(config, field)]
+        if "overlap" in config.parts and "CORSET-SURS" not in named:   # the overlap part's one method
+            idle.append("overlap")
+            config = dataclasses.replace(config, parts=tuple(p for p in config.parts if p != "overlap"))
+        for part in idle:
+            print(f"part {part!r} runs none of the methods named by --methods", file=out)
+    return config
+
+
+def _run_experiment(args, out):
+    import platform
+    import shlex
+
+    from .experiments import installed_versions, read_rows, run_experiment, write_report
+
+    config = _experiment_config(args, _available_methods(), out)
     out_dir = Path(args.out)
     if not args.report_only:
         run_experiment(config, out_dir, data_home=args.data_home, n_jobs=args.n_jobs, scheduler=args.scheduler,
@@ -919,7 +953,8 @@ def build_parser():
     experiment.add_argument("--data-home", default=None, metavar="DIR",
                             help="data folder (default: the CORSET_DATA environment variable)")
     experiment.add_argument("--datasets", metavar="NAME,...", help="data sets (default: all seven)")
-    experiment.add_argument("--methods", metavar="NAME,...", help="methods of the table (default: all installed)")
+    experiment.add_argument("--methods", metavar="NAME,...", help="methods to run, in each part that has them (default: all installed); "
+                                 "a comma inside parentheses belongs to the name: 'corset,BOOMER(1000, raw)'")
     experiment.add_argument("--parts", metavar="PART,...",
                             help="table, raw, path, synthetic, overlap, scale (default: all; --quick: table,raw)")
     experiment.add_argument("--repetitions", type=_positive_int, metavar="N", help="seeds per run (default 10)")

@@ -1,8 +1,11 @@
 """corset.experiments: the paper's comparison re-run, its measures, its runner (serial, joblib, Dask) and report."""
+import argparse
 import dataclasses
 import importlib.util
+import io
 import itertools
 import json
+import math
 import subprocess
 import sys
 
@@ -131,6 +134,21 @@ def test_markdown_tables_become_csv_tables():
         "   \"emotions\", \"0.53 [0.54]\"\n\n\nAfter.\n")
 
 
+def test_tables_keep_their_order_when_rows_are_run_again():
+    # runs.csv holds rows in the order they ran: rows run again later (appended) must not move
+    # the table's columns or rows, which follow the experiment's own order.
+    def row(dataset, method, f1):
+        return {"part": "table", "dataset": dataset, "method": method, "status": "ok", "micro_f1": f1,
+                "n_rules": 10.0, "fit_s": 0.1, **{k: math.nan for k in ("macro_f1", "sample_f1", "hamming_loss",
+                                                                         "mean_rule_length", "coverage_overlap",
+                                                                         "peak_mb")}}
+    rows = [row("birds", "BR-SVM", 0.4), row("emotions", "my learner", 0.3), row("emotions", "corset", 0.6),
+            row("emotions", "BR-SVM", 0.5), row("birds", "corset", 0.45)]
+    lines = table_markdown(rows).splitlines()
+    assert lines[2] == "| data | corset | BR-SVM | my learner |"
+    assert lines[4].startswith("| emotions | 0.60 |") and lines[5].startswith("| birds | 0.45 | 0.40")
+
+
 def test_report_writes_tables_and_figures(tmp_path):
     pytest.importorskip("matplotlib")
     rows = run_experiment(dataclasses.replace(TINY_SYNTHETIC, parts=("synthetic", "scale"),
@@ -147,17 +165,49 @@ def test_report_writes_tables_and_figures(tmp_path):
         assert (tmp_path / name).stat().st_size > 5000
 
 
+def _experiment_options(**given):
+    options = dict(quick=False, datasets=None, parts=None, methods=None, repetitions=None, n_trials=None,
+                   time_limit=None)
+    return argparse.Namespace(**{**options, **given})
+
+
+def test_experiment_methods_choose_each_parts_learners():
+    from corset.cli import CommandError, _experiment_config, _split_outside_parentheses
+    from corset.experiments import FULL, METHODS
+
+    # A comma inside parentheses belongs to the name (BOOMER(1000, raw) is one method).
+    assert _split_outside_parentheses("corset, BOOMER(1000, raw),,f(a,(b,c)),y") == (
+        "corset", "BOOMER(1000, raw)", "f(a,(b,c))", "y")
+    out = io.StringIO()
+    config = _experiment_config(_experiment_options(methods="corset,BOOMER(1000, raw)"), set(METHODS), out)
+    assert config.methods == ("corset",) and config.raw_methods == ("BOOMER(1000, raw)",)
+    assert config.path_methods == config.synthetic_methods == config.scale_methods == ("corset",)
+    assert "overlap" not in config.parts and "part 'overlap' runs none" in out.getvalue()
+    # Without --methods every installed method of every part runs; the others are named.
+    out = io.StringIO()
+    config = _experiment_config(_experiment_options(parts="table,raw"), set(METHODS) - {"SeCo"}, out)
+    assert config.methods == tuple(m for m in FULL.methods if m != "SeCo") and config.raw_methods == FULL.raw_methods
+    assert "left out: SeCo" in out.getvalue() and "runs none" not in out.getvalue()
+    out = io.StringIO()
+    config = _experiment_config(_experiment_options(methods="corset (raw)", parts="table,raw"), set(METHODS), out)
+    assert config.methods == () and config.raw_methods == ("corset (raw)",)
+    assert "part 'table' runs none" in out.getvalue()
+    with pytest.raises(CommandError, match=r"unknown method\(s\) \['BOOMER\(1000'"):
+        _experiment_config(_experiment_options(methods="BOOMER(1000"), set(METHODS), out)
+
+
 @pytest.mark.realdata
 def test_benchmark_run_from_the_command_line(tmp_path, data_dir):
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "corset.cli", "experiment", "--datasets", "emotions", "--parts", "table,raw",
-           "--methods", "CORSET-GH,corset,BR-SVM", "--repetitions", "1", "--n-trials", "2", "--quiet",
+           "--methods", "CORSET-GH,corset,BR-SVM,corset (raw)", "--repetitions", "1", "--n-trials", "2", "--quiet",
            "--data-home", str(data_dir), "--out", str(out)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     rows = read_rows(out / "runs.csv")
     assert {(r["part"], r["method"]) for r in rows} >= {("tuning", "CORSET-GH"), ("table", "corset"),
                                                         ("table", "BR-SVM"), ("raw", "corset (raw)")}
+    assert {r["method"] for r in rows} <= {"CORSET-GH", "corset", "BR-SVM", "corset (raw)"}   # only those named
     assert all(r["status"] == "ok" for r in rows)
     table = (out / "table.md").read_text()
     assert table.startswith("Produced by `corset experiment --datasets emotions") and "| emotions |" in table

@@ -56,20 +56,25 @@ def _status_note(rows, **match):
     return f" ({len(bad)} {bad[0]})" if bad else ""
 
 
+def _in_order(rows, part, column, known):
+    """The values of ``column`` in ``part``'s rows, in the order of ``known`` (the experiment's own),
+    the values it does not know after them in the order they first occur: rows run again (appended
+    to runs.csv) do not move a table's rows or columns."""
+    seen = list(dict.fromkeys(r[column] for r in rows if r["part"] == part))
+    rank = {name: i for i, name in enumerate(known)}
+    return sorted(seen, key=lambda name: (rank.get(name, len(rank)), seen.index(name)))
+
+
 def _datasets(rows, part):
-    seen = []
-    for r in rows:
-        if r["part"] == part and r["dataset"] not in seen:
-            seen.append(r["dataset"])
-    return seen
+    from ._runner import FULL
+
+    return _in_order(rows, part, "dataset", FULL.datasets)
 
 
 def _methods(rows, part):
-    seen = []
-    for r in rows:
-        if r["part"] == part and r["method"] not in seen:
-            seen.append(r["method"])
-    return seen
+    from ._methods import METHODS
+
+    return _in_order(rows, part, "method", METHODS)
 
 
 def table_markdown(rows):
