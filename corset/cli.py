@@ -731,7 +731,8 @@ def _experiment_config(args, available, out):
     the synthetic sets' and the scale's), so that, say, ``--methods
     "corset,corset (raw)"`` refits corset's rows of every part and nothing
     else (the overlap part's one method is CORSET-SURS).  A part none of
-    whose methods is named runs nothing, and is said so.  Methods whose package is not installed are left out, and said so.
+    whose methods is named runs nothing, and is said so.  Methods whose
+    package is not installed are left out, and said so.
     """
     import dataclasses
 
@@ -953,8 +954,9 @@ def build_parser():
     experiment.add_argument("--data-home", default=None, metavar="DIR",
                             help="data folder (default: the CORSET_DATA environment variable)")
     experiment.add_argument("--datasets", metavar="NAME,...", help="data sets (default: all seven)")
-    experiment.add_argument("--methods", metavar="NAME,...", help="methods to run, in each part that has them (default: all installed); "
-                                 "a comma inside parentheses belongs to the name: 'corset,BOOMER(1000, raw)'")
+    experiment.add_argument("--methods", metavar="NAME,...",
+                            help="methods to run, in each part that has them (default: all installed); a comma "
+                                 "inside parentheses belongs to the name: 'corset,BOOMER(1000, raw)'")
     experiment.add_argument("--parts", metavar="PART,...",
                             help="table, raw, path, synthetic, overlap, scale (default: all; --quick: table,raw)")
     experiment.add_argument("--repetitions", type=_positive_int, metavar="N", help="seeds per run (default 10)")
