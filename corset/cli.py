@@ -730,7 +730,7 @@ def _experiment_config(args, available, out):
     methods that are named (the table's learners, the raw part's, the path's,
     the synthetic sets' and the scale's), so that, say, ``--methods
     "corset,corset (raw)"`` refits corset's rows of every part and nothing
-    else (the overlap part's one method is CORSET-SURS).  A part none of
+    else (the overlap part's one method is ``OVERLAP_METHOD``).  A part none of
     whose methods is named runs nothing, and is said so.  Methods whose
     package is not installed are left out, and said so.
     """
@@ -752,23 +752,18 @@ def _experiment_config(args, available, out):
     if unknown:
         raise CommandError(f"unknown method(s) {unknown}; choose among {sorted(METHODS)}")
     config = dataclasses.replace(config, **changes)
-    lists = {"table": "methods", "raw": "raw_methods", "path": "path_methods", "synthetic": "synthetic_methods",
-             "scale": "scale_methods"}
-    wanted = {m for part, field in lists.items() if part in config.parts for m in getattr(config, field)}
+    wanted = {m for part in config.parts for m in config.methods_of(part)}
     if named is not None:
         wanted &= set(named)
     missing = sorted(wanted - set(available))
     if missing:
         print(f"not installed, left out: {', '.join(missing)} (pip install 'corset[bench]')", file=out)
-    config = config.with_methods(set(available) & wanted)
+    chosen = config.with_methods(set(available) & wanted)
     if named is not None:
-        idle = [part for part, field in lists.items() if part in config.parts and not getattr(config, field)]
-        if "overlap" in config.parts and "CORSET-SURS" not in named:   # the overlap part's one method
-            idle.append("overlap")
-            config = dataclasses.replace(config, parts=tuple(p for p in config.parts if p != "overlap"))
-        for part in idle:
-            print(f"part {part!r} runs none of the methods named by --methods", file=out)
-    return config
+        for part in config.parts:
+            if part not in chosen.parts or not chosen.methods_of(part):
+                print(f"part {part!r} runs none of the methods named by --methods", file=out)
+    return chosen
 
 
 def _run_experiment(args, out):

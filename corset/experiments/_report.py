@@ -60,9 +60,9 @@ def _in_order(rows, part, column, known):
     """The values of ``column`` in ``part``'s rows, in the order of ``known`` (the experiment's own),
     the values it does not know after them in the order they first occur: rows run again (appended
     to runs.csv) do not move a table's rows or columns."""
-    seen = list(dict.fromkeys(r[column] for r in rows if r["part"] == part))
+    seen = dict.fromkeys(r[column] for r in rows if r["part"] == part)
     rank = {name: i for i, name in enumerate(known)}
-    return sorted(seen, key=lambda name: (rank.get(name, len(rank)), seen.index(name)))
+    return sorted(seen, key=lambda name: rank.get(name, len(rank)))   # stable: the unknown keep their order
 
 
 def _datasets(rows, part):

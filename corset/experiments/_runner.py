@@ -29,6 +29,13 @@ NUMERIC = {"micro_f1", "macro_f1", "sample_f1", "hamming_loss", "subset_accuracy
 SIX = ("corel5k", "bibtex", "enron", "medical", "birds", "emotions")
 
 
+PART_METHODS = {"table": "methods", "raw": "raw_methods", "path": "path_methods",
+                "synthetic": "synthetic_methods", "scale": "scale_methods"}
+"""Each part of the experiment that has a list of learners: the field of :class:`ExperimentConfig` holding it."""
+OVERLAP_METHOD = "CORSET-SURS"
+"""The overlap part's one learner (coverage overlap against λ, the paper's Fig. 5)."""
+
+
 @dataclass(frozen=True)
 class ExperimentConfig:
     """What an experiment runs (see :data:`QUICK` and :data:`FULL`).
@@ -61,13 +68,19 @@ class ExperimentConfig:
     scale_methods: tuple = ("corset", "BOOMER(1000)")
     time_limit: float = 1800.0
 
+    def methods_of(self, part):
+        """The learners ``part`` runs (the overlap part: ``OVERLAP_METHOD`` alone; a part it does not know: none)."""
+        if part == "overlap":
+            return (OVERLAP_METHOD,)
+        return getattr(self, PART_METHODS[part]) if part in PART_METHODS else ()
+
     def with_methods(self, available):
-        """This configuration without the methods whose package is not installed."""
+        """This configuration with only the methods in ``available`` (e.g. those whose package is
+        installed); the overlap part goes when its one learner does."""
         def keep(names):
             return tuple(m for m in names if m in available)
-        return replace(self, methods=keep(self.methods), raw_methods=keep(self.raw_methods),
-                       path_methods=keep(self.path_methods), synthetic_methods=keep(self.synthetic_methods),
-                       scale_methods=keep(self.scale_methods))
+        parts = self.parts if OVERLAP_METHOD in available else tuple(p for p in self.parts if p != "overlap")
+        return replace(self, parts=parts, **{field: keep(getattr(self, field)) for field in PART_METHODS.values()})
 
 
 QUICK = ExperimentConfig(datasets=("emotions", "medical"), repetitions=2, n_trials=4, parts=("table", "raw"),
@@ -128,7 +141,7 @@ def evaluation_jobs(config, tuned_params):
                     jobs += [_job("synthetic", "synthetic", m, s, f"{support},size={size}", data)
                              for m in config.synthetic_methods]
     if "overlap" in config.parts:
-        jobs += [_job("overlap", d, "CORSET-SURS", 0, f"lam={lam}", params={"lam": lam}, overlap=True)
+        jobs += [_job("overlap", d, OVERLAP_METHOD, 0, f"lam={lam}", params={"lam": lam}, overlap=True)
                  for d in config.overlap_datasets for lam in config.lambdas]
     if "scale" in config.parts:
         for n in config.scale_records:
