@@ -751,7 +751,10 @@ def _experiment_config(args, available, out):
     unknown = sorted(set(named or ()) - set(METHODS))
     if unknown:
         raise CommandError(f"unknown method(s) {unknown}; choose among {sorted(METHODS)}")
-    config = dataclasses.replace(config, **changes)
+    try:
+        config = dataclasses.replace(config, **changes)
+    except ValueError as exc:   # an unknown part or data set
+        raise CommandError(str(exc)) from None
     wanted = {m for part in config.parts for m in config.methods_of(part)}
     if named is not None:
         wanted &= set(named)

@@ -194,6 +194,21 @@ def test_experiment_methods_choose_each_parts_learners():
     assert "part 'table' runs none" in out.getvalue()
     with pytest.raises(CommandError, match=r"unknown method\(s\) \['BOOMER\(1000'"):
         _experiment_config(_experiment_options(methods="BOOMER(1000"), set(METHODS), out)
+    # A misspelt part or data set is an error naming it, not a run of nothing (or a failure hours in).
+    with pytest.raises(CommandError, match=r"unknown part\(s\) \['tabel'\]; choose among \['table'"):
+        _experiment_config(_experiment_options(parts="raw,tabel"), set(METHODS), out)
+    with pytest.raises(CommandError, match=r"unknown data set\(s\) \['emotion'\] in datasets"):
+        _experiment_config(_experiment_options(datasets="emotion"), set(METHODS), out)
+    assert _experiment_config(_experiment_options(datasets="EMOTIONS"), set(METHODS), out).datasets == ("EMOTIONS",)
+
+
+def test_experiment_config_names_what_it_does_not_know():
+    with pytest.raises(ValueError, match=r"unknown part\(s\) \['fig2'\]"):
+        ExperimentConfig(parts=("table", "fig2"))
+    with pytest.raises(ValueError, match=r"unknown data set\(s\) \['yeast'\] in overlap_datasets"):
+        ExperimentConfig(overlap_datasets=("emotions", "yeast"))
+    with pytest.raises(ValueError, match=r"unknown data set 'scene' in path_dataset"):
+        ExperimentConfig(path_dataset="scene")
 
 
 @pytest.mark.realdata

@@ -34,6 +34,8 @@ PART_METHODS = {"table": "methods", "raw": "raw_methods", "path": "path_methods"
 """Each part of the experiment that has a list of learners: the field of :class:`ExperimentConfig` holding it."""
 OVERLAP_METHOD = "CORSET-SURS"
 """The overlap part's one learner (coverage overlap against λ, the paper's Fig. 5)."""
+PARTS = ("table", "raw", "path", "synthetic", "overlap", "scale")
+"""Every part of an experiment, in the order it runs them."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class ExperimentConfig:
     raw_methods: tuple = ("corset (raw)", "BOOMER(1000, raw)")
     repetitions: int = 10
     n_trials: int = 30
-    parts: tuple = ("table", "raw", "path", "synthetic", "overlap", "scale")
+    parts: tuple = PARTS
     path_dataset: str = "bibtex"
     path_methods: tuple = ("CORSET-GH", "corset", "BOOMER(1000)")
     overlap_datasets: tuple = SIX
@@ -68,11 +70,27 @@ class ExperimentConfig:
     scale_methods: tuple = ("corset", "BOOMER(1000)")
     time_limit: float = 1800.0
 
+    def __post_init__(self):
+        # A misspelt part or data set would otherwise run nothing, or fail hours into a run.
+        from ..datasets import BENCHMARK_NAMES
+
+        unknown = [p for p in self.parts if p not in PARTS]
+        if unknown:
+            raise ValueError(f"unknown part(s) {unknown}; choose among {list(PARTS)}")
+        known = {name.lower() for name in BENCHMARK_NAMES}
+        for field in ("datasets", "overlap_datasets"):
+            unknown = [d for d in getattr(self, field) if not isinstance(d, str) or d.lower() not in known]
+            if unknown:
+                raise ValueError(f"unknown data set(s) {unknown} in {field}; choose among {list(BENCHMARK_NAMES)}")
+        if not isinstance(self.path_dataset, str) or self.path_dataset.lower() not in known:
+            raise ValueError(f"unknown data set {self.path_dataset!r} in path_dataset; "
+                             f"choose among {list(BENCHMARK_NAMES)}")
+
     def methods_of(self, part):
-        """The learners ``part`` runs (the overlap part: ``OVERLAP_METHOD`` alone; a part it does not know: none)."""
+        """The learners ``part`` runs (the overlap part: ``OVERLAP_METHOD`` alone)."""
         if part == "overlap":
             return (OVERLAP_METHOD,)
-        return getattr(self, PART_METHODS[part]) if part in PART_METHODS else ()
+        return getattr(self, PART_METHODS[part])
 
     def with_methods(self, available):
         """This configuration with only the methods in ``available`` (e.g. those whose package is
