@@ -560,7 +560,7 @@ def _run_fit(args, out):
                                                   labels=labels, drop_identifiers=args.preset != "paper")
     if Y is None:
         raise CommandError(f"{args.train}: no label columns found")
-    params = {"random_state": args.seed, "verbose": 0 if args.quiet else 1}
+    params = {"random_state": args.seed, "verbose": 0 if args.quiet else 1, "n_jobs": args.n_jobs}
     if args.n_rules is not None:
         params["n_rules"] = args.n_rules
     if args.lam is not None:
@@ -814,8 +814,9 @@ def _run_cv(args, out):
         params = {"random_state": args.seed}
         if args.n_rules is not None:
             params["n_rules"] = args.n_rules
+        # The folds side by side, each fitted on one thread: the same models as one after another.
         result = cross_validate(CorsetClassifier(**params), X, Y, cv=folds, scoring=scoring,
-                                return_estimator=True, error_score="raise")
+                                return_estimator=True, error_score="raise", n_jobs=args.n_jobs)
     except ValueError as exc:
         raise CommandError(f"{args.data}: {exc}") from None
     print(f"{args.data}: {args.folds}-fold cross-validation (seed {args.seed})", file=out)
@@ -843,6 +844,13 @@ def _positive_int(text):
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer; got {text}")
+    return value
+
+
+def _n_jobs(text):
+    value = int(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be a positive number of jobs, or negative (-1: every CPU); got 0")
     return value
 
 
@@ -897,6 +905,9 @@ def build_parser():
     fit.add_argument("--preset", choices=("default", "paper"), default="default",
                      help="'paper': Algorithm 1 as the paper's experiments run it (CorsetClassifier.paper); "
                           "the options above override it")
+    fit.add_argument("--n-jobs", type=_n_jobs, metavar="N",
+                     help="fit the internal validation's folds in N processes (-1: every CPU; default one); "
+                          "the same rules for any N")
     fit.add_argument("--quiet", action="store_true", help="no progress bar")
     fit.set_defaults(run=_run_fit)
 
@@ -938,6 +949,8 @@ def build_parser():
     cv.add_argument("--folds", type=_positive_int, default=5, metavar="K", help="number of folds (default 5)")
     cv.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     cv.add_argument("--n-rules", type=_positive_int, metavar="K", help="rule budget (default 150)")
+    cv.add_argument("--n-jobs", type=_n_jobs, metavar="N",
+                    help="cross-validate N folds at a time (-1: every CPU; default one); the same scores for any N")
     cv.set_defaults(run=_run_cv)
 
     experiment = commands.add_parser(

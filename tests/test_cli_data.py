@@ -427,3 +427,27 @@ def test_csv_mixing_decimal_marks_is_refused(tmp_path):
     (tmp_path / "words.csv").write_text("x;word;A\n" + "\n".join(rows) + "\n")
     result = corset("fit", "words.csv", "--labels", "A", "--quiet", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
+
+
+def test_n_jobs_gives_the_same_model_and_scores(tmp_path):
+    """``--n-jobs`` runs the validation's folds (fit) or the folds (cv) side by side: same output."""
+    frame = _synthetic_frames(3)
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    labels = ",".join(f"l{k}" for k in range(5))
+    models = []
+    for jobs in ("1", "2"):
+        fit = corset("fit", "data.csv", "--labels", labels, "-o", f"m{jobs}.json", "--quiet", "--n-jobs", jobs,
+                     cwd=tmp_path)
+        assert fit.returncode == 0, fit.stderr
+        models.append(json.loads((tmp_path / f"m{jobs}.json").read_text()))
+    assert models[0]["rules"] == models[1]["rules"] and models[0]["rules"]
+    assert models[0]["params"]["n_jobs"] == 1 and models[1]["params"]["n_jobs"] == 2
+    scores = [corset("cv", "data.csv", "--labels", labels, "--folds", "3", "--n-jobs", jobs, cwd=tmp_path)
+              for jobs in ("1", "2")]
+    assert all(result.returncode == 0 for result in scores), [result.stderr for result in scores]
+    # The same scores and rule counts; only the fit time differs.
+    assert [line for line in scores[0].stdout.splitlines() if "fit s" not in line] == [
+        line for line in scores[1].stdout.splitlines() if "fit s" not in line]
+    for command in (("fit", "data.csv", "--labels", labels), ("cv", "data.csv", "--labels", labels)):
+        refused = corset(*command, "--n-jobs", "0", cwd=tmp_path)
+        assert refused.returncode == 2 and "--n-jobs: must be a positive number of jobs, or negative" in refused.stderr
