@@ -47,7 +47,14 @@ class ExperimentConfig:
     defaults and BOOMER on raw features), ``"path"`` (micro-F1 against the
     number of rules on one data set, Fig. 2), ``"synthetic"`` (Fig. 4),
     ``"overlap"`` (coverage overlap against λ, Fig. 5) and ``"scale"`` (fit
-    time against the number of records).
+    time against the number of records): ``PARTS``.
+
+    Raises
+    ------
+    ValueError
+        A part that is not in ``PARTS``, or a data set (``datasets``,
+        ``overlap_datasets``, ``path_dataset``) that is not one of the
+        benchmark names (``corset.datasets.BENCHMARK_NAMES``, any case).
     """
 
     datasets: tuple = ("emotions", "birds", "medical", "enron", "CAL500", "corel5k", "bibtex")
