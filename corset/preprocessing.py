@@ -84,6 +84,33 @@ def _column_blocks(X, cols):
             yield block, X[:, block]
 
 
+def _block_cuts(values, levels, compare):
+    """``(kept, dropped)``: per column of the dense block ``values``, the thresholds of
+    :meth:`PercentileBinarizer._column_cuts` on its every value, from its percentiles ``levels[:, i]``.
+
+    The same numbers as one call per column: each column's levels sorted and
+    exact ties merged (as ``np.unique`` does), and a threshold dropped when
+    ``compare`` holds on none or all of the column's values.  Two lists of
+    arrays, one entry per column.
+    """
+    n = values.shape[0]
+    levels = np.sort(levels, axis=0)   # np.unique's order: the same sort, column by column
+    new = np.ones(levels.shape, dtype=bool)
+    new[1:] = levels[1:] != levels[:-1]
+    above = np.empty(levels.shape, dtype=np.int64)
+    for p in range(levels.shape[0]):   # one (n, columns) comparison at a time (memory)
+        above[p] = compare(values, levels[p]).sum(axis=0)
+    constant = (above == 0) | (above == n)
+
+    def per_column(mask):
+        # Column by column (transposed), cut at each column's count (np.split costs more per piece).
+        flat = levels.T[mask.T]
+        ends = np.cumsum(mask.sum(axis=0)).tolist()
+        return [flat[start:end] for start, end in zip([0] + ends[:-1], ends)]
+
+    return per_column(new & ~constant), per_column(new & constant)
+
+
 def _distinct_values(X, j):
     """Sorted distinct values of column ``j`` of a dense array or canonical CSC matrix."""
     if not sp.issparse(X):
@@ -547,14 +574,14 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 thresholds[block] = levels[0]
                 if single:
                     continue
+                if self.zeros != "presence":
+                    # Every column of the block at once (a loop over columns was most of the fit).
+                    for j, kept, constant in zip(block, *_block_cuts(values, levels, compare)):
+                        cuts[j], dropped[j] = kept, constant
+                    continue
                 for i, j in enumerate(block):
                     column = values[:, i]
-                    if self.zeros == "presence":
-                        cuts[j], dropped[j] = self._column_cuts(column[column != 0], n_samples, percentiles,
-                                                                compare)
-                    else:
-                        cuts[j], dropped[j] = self._column_cuts(column, n_samples, percentiles, compare,
-                                                                levels=levels[:, i])
+                    cuts[j], dropped[j] = self._column_cuts(column[column != 0], n_samples, percentiles, compare)
         if single:
             for j in to_cut:
                 cuts[j] = thresholds[j:j + 1]
@@ -659,7 +686,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                     cuts[j] = levels[i][kept & ~constant[i]]
                     dropped[j] = levels[i][kept & constant[i]]
 
-    def _column_cuts(self, values, n_samples, percentiles, compare, levels=None):
+    def _column_cuts(self, values, n_samples, percentiles, compare):
         """``(kept, dropped)`` thresholds of one numeric column, several cuts per column.
 
         ``values`` are the column's training values, or only its non-zero ones
@@ -671,7 +698,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             levels = np.percentile(values, percentiles)
             if values.size < n_samples:
                 levels = np.concatenate(([0.0], levels))
-        elif levels is None:
+        else:
             levels = np.percentile(values, percentiles) if values.size == n_samples else np.zeros(1)
         levels = np.unique(levels)
         n_zeros = n_samples - values.size

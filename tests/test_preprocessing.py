@@ -759,3 +759,44 @@ def test_presence_cuts_of_many_sparse_columns_equal_the_column_by_column_ones(se
     assert sparse.get_feature_names_out().tolist() == dense.get_feature_names_out().tolist()
     X_test = sp.random(n, d, density=0.3, random_state=rng, format="csr", data_rvs=lambda k: rng.normal(0.5, 1, k))
     np.testing.assert_array_equal(sparse.transform(X_test).toarray(), dense.transform(X_test.toarray()))
+
+
+def _reference_cuts(column, percentiles, inclusive):
+    """One column's kept and dropped thresholds, column by column (zeros="include"): its
+    percentiles, exact ties merged, a threshold on none or all of its values dropped."""
+    levels = np.unique(np.percentile(column, percentiles))
+    compare = np.greater_equal if inclusive else np.greater
+    above = compare(column[:, None], levels).sum(axis=0)
+    constant = (above == 0) | (above == column.size)
+    return levels[~constant], levels[constant]
+
+
+@pytest.mark.parametrize("inclusive", [False, True])
+@pytest.mark.parametrize("percentile", [(10, 30, 50, 70, 90), (90, 10, 50), tuple(range(5, 100, 5))])
+@pytest.mark.parametrize("block_values", [1, 7, 1 << 22])
+def test_several_cuts_per_column_match_a_column_by_column_reference(percentile, inclusive, block_values,
+                                                                    monkeypatch, global_random_seed):
+    """The cuts of a block of columns are made at once; they are those of each column alone:
+    ties merged (few distinct values, repeated levels), constant thresholds dropped, -0.0 and
+    0.0 alike, in blocks of one column, of a few, or of all."""
+    monkeypatch.setattr(preprocessing, "_BLOCK_VALUES", block_values)
+    rng = np.random.RandomState(global_random_seed)
+    n = 57
+    X = np.column_stack([
+        rng.normal(size=n),                                  # distinct values
+        rng.randint(0, 4, size=n).astype(float),             # few values: levels tie
+        np.where(rng.uniform(size=n) < 0.9, 5.0, 7.5),      # most records at one value
+        np.full(n, 3.25),                                    # constant: every threshold dropped
+        np.where(rng.uniform(size=n) < 0.5, -0.0, 0.0) + rng.randint(0, 2, size=n) * 2.0,
+        rng.exponential(size=n) * 1e6,
+        np.round(rng.normal(size=n), 1),
+    ])
+    fitted = PercentileBinarizer(percentile=percentile, inclusive=inclusive).fit(X)
+    names = []
+    for j in range(X.shape[1]):
+        kept, dropped = _reference_cuts(X[:, j], percentile, inclusive)
+        assert np.array_equal(fitted.thresholds_[j], kept)
+        assert np.array_equal(np.signbit(fitted.thresholds_[j]), np.signbit(kept))
+        names += [f"x{j}" for _ in dropped]
+    # Dropped thresholds are reported by feature (one name per dropped threshold).
+    assert [name.split(">")[0].split("<")[0] for name in fitted.dropped_features_] == names
