@@ -191,3 +191,25 @@ def test_compare_boomer_hands_boomer_the_binarized_matrices_as_csr(monkeypatch):
     for name, rows in (("train", slice(0, 60)), ("test", slice(60, 80))):
         assert sp.issparse(given[name]) and given[name].format == "csr"
         np.testing.assert_array_equal(given[name].toarray(), X[rows])
+
+
+def test_fit_costs_parts_add_up(monkeypatch):
+    """fit_costs.py wraps internal functions (a renamed one fails here, not silently): on a small
+    synthetic fit its parts are all seen, add up to the fit, and the wrappers are taken off again."""
+    from corset.datasets import make_rule_data
+    from corset.selection import _greedy
+
+    monkeypatch.syspath_prepend(str(BENCH))
+    fit_costs = importlib.import_module("fit_costs")
+    data = make_rule_data(n_records=300, n_features=20, n_labels=6, random_state=0)
+    step = _greedy._GeneratedPools.step
+    measured = fit_costs.costs(data.X, data.Y, 0, 1)
+    assert _greedy._GeneratedPools.step is step
+    assert measured["fit"] > 0 and measured["steps"] > 0 and measured["ms_per_step"] > 0 and measured["rules"] > 0
+    assert 0 < measured["folds"] < 1   # the internal validation ran (300 records)
+    shares = measured["shares"]
+    assert list(shares) == ["search", "pairs", "heads other", "tails", "selection", "outside"]
+    assert all(shares[part] > 0 for part in ("search", "pairs", "tails", "selection", "outside"))
+    assert sum(shares.values()) == pytest.approx(1.0)
+    cells = fit_costs.row("synthetic", measured)
+    assert len(cells) == 12 and cells[0] == "synthetic" and cells[-1] == measured["rules"]
