@@ -523,6 +523,29 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         -------
         self : PercentileBinarizer
         """
+        self._fit(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """:meth:`fit` to ``X``, then ``X`` binarized: the same as ``fit(X).transform(X)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+            Training data, without NaN or infinite values.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        X_bin : ndarray of uint8 or CSR matrix of uint8, shape (n_samples, n_features_out_)
+            As :meth:`transform` returns it.
+        """
+        # fit binarizes X already (for positive_rate_): once is enough.
+        return self._fit(X)
+
+    def _fit(self, X):
+        """:meth:`fit`; returns ``X`` binarized (the training records' items, which fit counts)."""
         percentile, inclusive = self._check_params()
         X = self._encode_frame(X, fit=True)
         X = validate_data(self, X, accept_sparse="csc", dtype=np.float64, reset=True, ensure_all_finite=False)
@@ -646,7 +669,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                                  + [np.zeros(0, dtype=np.int64)])
         self.constant_features_ = self._output_names(input_names, columns)[constant[outputs]]
         self.dropped_features_ = self._dropped_names(input_names)
-        return self
+        return Xt
 
     def _presence_cuts(self, X, columns, n_samples, percentiles, compare, cuts, dropped):
         """:meth:`_column_cuts` of the non-zero values of sparse ``columns`` (canonical CSC), into cuts, dropped.

@@ -800,3 +800,20 @@ def test_several_cuts_per_column_match_a_column_by_column_reference(percentile, 
         names += [f"x{j}" for _ in dropped]
     # Dropped thresholds are reported by feature (one name per dropped threshold).
     assert [name.split(">")[0].split("<")[0] for name in fitted.dropped_features_] == names
+
+
+@pytest.mark.parametrize("percentile", [90, (10, 50, 90)])
+def test_fit_transform_is_fit_then_transform(percentile, global_random_seed):
+    """fit_transform binarizes X once (fit counts its items already); the output is transform's."""
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.normal(size=(60, 4))
+    X[:, 1] = rng.randint(0, 2, size=60)
+    frame = pd.DataFrame(X, columns=list("abcd")).assign(e=rng.choice(["x", "y", "z"], 60))
+    for data in (X, sp.csr_matrix(X), sp.csc_array(X), frame):
+        once = PercentileBinarizer(percentile=percentile).fit_transform(data)
+        twice = PercentileBinarizer(percentile=percentile).fit(data).transform(data)
+        assert type(once) is type(twice) and once.dtype == twice.dtype == np.uint8
+        assert np.array_equal(once.toarray() if sp.issparse(once) else once,
+                              twice.toarray() if sp.issparse(twice) else twice)
+    pandas_out = PercentileBinarizer(percentile=percentile).set_output(transform="pandas")
+    assert pandas_out.fit_transform(frame).equals(pandas_out.transform(frame))
