@@ -85,10 +85,10 @@ def _column_blocks(X, cols):
 
 
 def _block_cuts(values, levels, compare):
-    """``(kept, dropped)``: per column of the dense block ``values``, the thresholds of
-    :meth:`PercentileBinarizer._column_cuts` on its every value, from its percentiles ``levels[:, i]``.
+    """``(kept, dropped)``: per column of the dense block ``values`` (``zeros="include"``), its
+    thresholds from its percentiles ``levels[:, i]``, several cuts per column.
 
-    The same numbers as one call per column: each column's levels sorted and
+    The same numbers as one column at a time: each column's levels sorted and
     exact ties merged (as ``np.unique`` does), and a threshold dropped when
     ``compare`` holds on none or all of the column's values.  Two lists of
     arrays, one entry per column.
@@ -710,19 +710,19 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                     dropped[j] = levels[i][kept & constant[i]]
 
     def _column_cuts(self, values, n_samples, percentiles, compare):
-        """``(kept, dropped)`` thresholds of one numeric column, several cuts per column.
+        """``(kept, dropped)`` thresholds of one numeric column with ``zeros="presence"``, several cuts.
 
-        ``values`` are the column's training values, or only its non-zero ones
-        with ``zeros="presence"`` (the ``n_samples - values.size`` others are
-        zeros, which then get the presence cut 0).  Ties are merged; a
-        threshold that is constant on the training data is dropped.
+        ``values`` are the column's non-zero training values; the
+        ``n_samples - values.size`` others are zeros, which get the presence
+        cut 0.  Ties are merged; a threshold that is constant on the training
+        data is dropped.  (With ``zeros="include"``, :func:`_block_cuts` cuts
+        a block of columns at once.)
         """
-        if self.zeros == "presence" and values.size:
+        levels = np.zeros(1)   # only zeros: the presence cut alone (constant, so dropped)
+        if values.size:
             levels = np.percentile(values, percentiles)
             if values.size < n_samples:
                 levels = np.concatenate(([0.0], levels))
-        else:
-            levels = np.percentile(values, percentiles) if values.size == n_samples else np.zeros(1)
         levels = np.unique(levels)
         n_zeros = n_samples - values.size
         above = compare(values[:, None], levels).sum(axis=0) + n_zeros * compare(0.0, levels)
