@@ -273,8 +273,8 @@ def test_candidate_store_gives_the_same_selection(synthetic, monkeypatch, store_
     assert [s.active for s in stores] == [not dropped]
     assert (store.n_evictions > (10 if store_bytes == 8_000 else 0)) == evicted
     if store.active:
-        slots = store.slot.view[[n for n in store.chosen_numbers if n < store.slot.size]] - 1
-        assert not store.eligible.view[slots[slots >= 0]].any()
+        slots = store.rules.slots(np.asarray(store.chosen_numbers, dtype=np.int64))
+        assert not store.rules.eligible_at(slots[slots >= 0]).any()
         if store_bytes == 8_000:
             assert store.returned   # the check above read chosen rules evicted and stored again
 

@@ -42,6 +42,7 @@ import numpy as np
 
 from .._ext import _selection
 from .._ext._rule_registry import RuleRegistry
+from .._ext._store import RuleStore
 from .._validation import check_positive_int
 from ..binarydata import BinaryData
 from ._stopping import BestTrainingF1, RuleBudget, ShareTolerance, StepInfo, check_stopping_criteria, check_tol
@@ -277,9 +278,10 @@ class _CandidateStore:
     afresh against every chosen rule (the same additions in the same
     order: the same value).  Only a pool too large on its own drops the
     store: every pool is then computed afresh (``active`` False).  Rules
-    live in slots (``slot[number] - 1``; 0: not stored), in the order they
-    were stored.  Each stored rule also keeps the quality term and area of
-    its last gain evaluation (``q_bound``, ``area_bound``; ``inf`` before the
+    live in the slots of a :class:`~corset._ext._store.RuleStore`
+    (``rules``), in the order they were stored, which a step reads and
+    fills in one compiled pass each.  Each stored rule also keeps the
+    quality term and area of its last gain evaluation (``inf`` before the
     first), which bound its later gains from above (:func:`_lazy_areas`).
     """
 
@@ -292,65 +294,43 @@ class _CandidateStore:
         self.max_ids = max_bytes // 4
         self.active = True
         self.n_evictions = 0
-        self.slot = _Growing(np.int64)   # per registry number: its slot + 1, 0 when not stored
-        self._empty()
-
-    def _empty(self):
-        self.numbers = _Growing(np.int64)   # per slot: its rule's registry number
-        self.supports = _GrowingCSR()
-        self.tails = _GrowingCSR()
-        self.columns = _new_columns()
-        self.eligible = _Growing(np.uint8)   # intrinsic eligibility, cleared once chosen
-        self.sums = _Growing(np.float64)
-        # Per slot: the quality term and area of the rule's last gain evaluation (inf: none yet),
-        # upper bounds of the current ones (the coverage only grows): see _lazy_areas.
-        self.q_bound = _Growing(np.float64)
-        self.area_bound = _Growing(np.int64)
-
-    def _slots(self, numbers):
-        """The slots of rules ``numbers`` (-1: not stored)."""
-        if numbers.size and int(numbers.max()) >= self.slot.size:
-            self.slot.append(np.zeros(int(numbers.max()) + 1 - self.slot.size, dtype=np.int64))
-        return self.slot.view[numbers] - 1
+        # Per slot: the rule's number, D[R], tail, statistics, eligibility (intrinsic, cleared once
+        # chosen), distance sum and gain bounds; per registry number, its slot (compiled loops).
+        self.rules = RuleStore()
 
     def pool(self, state, arrays, numbers, flags):
-        """(RuleStatistics, distance sums, eligibility, slots) of a de-duplicated pool, or None when inactive.
+        """(RuleStatistics, distance sums, eligibility, slots, gain bounds) of a de-duplicated pool, or
+        None when inactive.
 
-        ``numbers``: the pool's rules' registry numbers; ``flags & 2``: chosen already.
+        ``numbers``: the pool's rules' registry numbers; ``flags & 2``: chosen already.  The gain
+        bounds are copies of the stored ones, ``(quality term, area)``.
         """
-        slots = self._slots(numbers)
+        slots = self.rules.slots(numbers)
         missing = np.flatnonzero(slots < 0)
         if missing.size:
             self._add(state, arrays, numbers, flags, missing)
             if not self.active:
                 return None
-            slots = self.slot.view[numbers] - 1
-        support_indptr, support_ids = _gather_csr(*self.supports.arrays(), slots)
-        columns = {name: column.view[slots] for name, column in self.columns.items()}
-        stats = RuleStatistics(None, arrays, support_indptr, support_ids, columns["head_counts"],
-                               columns["tail_counts"], self.data.n_records,
-                               _derived=tuple(columns[name] for name in _DERIVED))
-        return stats, self.sums.view[slots], self.eligible.view[slots].copy(), slots
-
-    def bounds(self, slots):
-        """Copies of the gain bounds (quality term, area) of the rules in ``slots``."""
-        return self.q_bound.view[slots], self.area_bound.view[slots]
+            slots = self.rules.slots(numbers)
+        (support_indptr, support_ids, head_counts, tail_counts, precision, base_rate, accuracy, sums, eligible,
+         q_bound, area_bound) = self.rules.gather(slots)
+        stats = RuleStatistics(None, arrays, support_indptr, support_ids, head_counts, tail_counts,
+                               self.data.n_records, _derived=(precision, base_rate, accuracy))
+        return stats, sums, eligible, slots, (q_bound, area_bound)
 
     def set_bounds(self, slots, q_bound, area_bound):
-        self.q_bound.view[slots] = q_bound
-        self.area_bound.view[slots] = area_bound
+        self.rules.set_bounds(slots, q_bound, area_bound)
 
     def _add(self, state, arrays, numbers, flags, rows):
         """Store the pool's rules ``rows`` (not stored yet: new, or evicted since)."""
         stats = _statistics_from_csr(self.data, None, (*_gather_csr(*arrays[:2], rows),
                                                         *_gather_csr(*arrays[2:], rows)))
-        if self.supports.ids.size + stats.support_ids.shape[0] > self.max_ids:
+        if self.rules.n_support_ids + stats.support_ids.shape[0] > self.max_ids:
             self._evict(numbers)
-            if self.supports.ids.size + stats.support_ids.shape[0] > self.max_ids:
+            if self.rules.n_support_ids + stats.support_ids.shape[0] > self.max_ids:
                 # Too large even alone: drop everything (the caller computes every pool afresh from now on).
                 self.active = False
-                self.slot = self.numbers = self.supports = self.tails = self.columns = None
-                self.eligible = self.sums = self.q_bound = self.area_bound = None
+                self.rules = None
                 return
         eligible = _base_eligibility(stats, self.allow_empty_coverage, self.min_support)
         eligible[(flags[rows] & 2) != 0] = 0   # an evicted rule chosen since
@@ -358,37 +338,13 @@ class _CandidateStore:
         if self.lam > 0 and len(state):
             _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
                                          stats.tail_ids, eligible, *state.chosen_csr(), sums)
-        first = self.numbers.size
-        self.slot.view[numbers[rows]] = np.arange(first + 1, first + 1 + rows.size)
-        self.numbers.append(numbers[rows])
-        self.supports.append(stats.support_indptr, stats.support_ids)
-        self.tails.append(stats.tail_indptr, stats.tail_ids)
-        for name, column in self.columns.items():
-            column.append(getattr(stats, name))
-        self.eligible.append(eligible)
-        self.sums.append(sums)
-        self.q_bound.append(np.full(rows.size, np.inf))
-        self.area_bound.append(np.full(rows.size, np.iinfo(np.int64).max, dtype=np.int64))
+        self.rules.append(numbers[rows], stats.support_indptr, stats.support_ids, stats.tail_indptr,
+                          stats.tail_ids, stats.head_counts, stats.tail_counts, stats.precision, stats.base_rate,
+                          stats.accuracy, eligible, sums)
 
     def _evict(self, keep):
         """Keep only the stored rules among registry numbers ``keep``, in their order of storing."""
-        slots = self.slot.view[keep] - 1
-        slots = np.sort(slots[slots >= 0])
-        numbers, supports, tails = self.numbers.view[slots], self.supports.arrays(), self.tails.arrays()
-        columns, eligible, sums = self.columns, self.eligible.view[slots], self.sums.view[slots]
-        q_bound, area_bound = self.q_bound.view[slots], self.area_bound.view[slots]
-        self.slot.view[self.numbers.view] = 0
-        self._empty()
-        self.numbers.append(numbers)
-        self.supports.append(*_gather_csr(*supports, slots))
-        self.tails.append(*_gather_csr(*tails, slots))
-        for name, column in self.columns.items():
-            column.append(columns[name].view[slots])
-        self.eligible.append(eligible)
-        self.sums.append(sums)
-        self.q_bound.append(q_bound)
-        self.area_bound.append(area_bound)
-        self.slot.view[numbers] = np.arange(1, numbers.size + 1)
+        self.rules.keep(keep)
         self.n_evictions += 1
 
     def chose(self, state, number):
@@ -396,10 +352,10 @@ class _CandidateStore:
         if not self.active:
             return
         # Chosen from this step's pool, which pool() stored whole.
-        self.eligible.view[self.slot.view[number] - 1] = 0
+        self.rules.clear_eligible(number)
         if self.lam > 0:
-            _selection.add_distance_sums(*self.supports.arrays(), *self.tails.arrays(), self.eligible.view,
-                                         *state.chosen_csr(len(state) - 1), self.sums.view)
+            *stored, sums = self.rules.arrays()
+            _selection.add_distance_sums(*stored, *state.chosen_csr(len(state) - 1), sums)
 
 
 #: Memory for the supports kept by ``_CandidateStore`` (int32 record ids).
@@ -596,10 +552,11 @@ class _GeneratedPools:
                 _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
                                              stats.tail_ids, eligible, *state.chosen_csr(), sums)
         else:
-            stats, sums, eligible, slots = stored
+            stats, sums, eligible, slots, bounds = stored
         # The stored rules keep bounds from their last evaluation: only those that may still
         # beat the best gain are evaluated (the same arg max).
-        bounds = self.store.bounds(slots) if stored is not None and self.lazy else None
+        if stored is None or not self.lazy:
+            bounds = None
         areas, gains, best, self.lazy_areas = _step_gains(
             data, stats, state, self.lam, sums, self.submodular, eligible, bounds,
             write_back=self._write_back(slots) if bounds is not None else None)

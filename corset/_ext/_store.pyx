@@ -1,0 +1,293 @@
+"""What a greedy run keeps per distinct candidate rule, stored and gathered in compiled loops.
+
+Round 1 of Algorithm 1 draws a fresh pool at every step, and the pools
+repeat most of their rules.  A rule's support D[R], its counts |D[H]| and
+|D[T]|, its precision P_R, base rate P_D and adjusted accuracy a(R)
+(eq. disc) never change during a run; its sum of distances to the chosen
+rules Σ_j d(R, R_j) only grows, and the quality term and area of its last
+gain evaluation bound its later gains from above (Minoux's accelerated
+greedy).  :class:`RuleStore` holds all of these, one *slot* per stored rule
+in the order the rules were stored, and a map from a rule's registry number
+(:class:`~corset._ext._rule_registry.RuleRegistry`) to its slot.
+
+A step reads its pool's rows in one pass (:meth:`RuleStore.gather`) and
+stores its new rules in one pass (:meth:`RuleStore.append`), where a store
+of growing numpy arrays took a few dozen numpy calls per step (the greedy
+bookkeeping of a step on the small benchmark sets is a fraction of a
+millisecond, so those calls were a large part of it).  The values are
+copied, never computed here: the statistics of a new rule and its first
+distance sums come from the selection's own kernels, so a stored value is
+the same double as one computed afresh.
+
+Memory: per stored rule, 8 int64 or float64 words, a byte, and its support
+and tail ids (int32).  What to evict and when is the caller's choice
+(:meth:`RuleStore.keep`, ``corset.selection._greedy._CandidateStore``).
+"""
+import numpy as np
+
+from corset._ext._csr_rows import gather_rows
+
+from libc.stdint cimport int64_t, uint8_t
+from libc.string cimport memcpy
+
+from corset._ext._typedefs cimport index_t, ptr_t, float64_t
+
+# Gain bounds of a rule never evaluated (its first evaluation is exact).
+cdef float64_t NO_Q_BOUND = np.inf
+cdef int64_t NO_AREA_BOUND = np.iinfo(np.int64).max
+
+
+def _grown(array, Py_ssize_t needed):
+    """``array`` with room for ``needed`` entries: itself, or a copy of twice the size (or more)."""
+    if array.shape[0] >= needed:
+        return array
+    bigger = np.zeros(max(needed, 2 * array.shape[0], 16), dtype=array.dtype)
+    bigger[:array.shape[0]] = array
+    return bigger
+
+
+cdef class RuleStore:
+    """Per stored rule: its registry number, D[R], tail, counts, P_R, P_D, a(R), eligibility,
+    distance sum and gain bounds; and each registry number's slot.
+
+    Slots are numbered 0, 1, ... in the order the rules were stored.  The
+    arrays a caller gets are copies (:meth:`gather`, :meth:`eligible_at`) or
+    views valid until the next call that stores (:meth:`arrays`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from corset._ext._store import RuleStore
+    >>> store = RuleStore()
+    >>> i64, i32, f64 = (lambda *v, t=t: np.array(v, dtype=t) for t in (np.int64, np.int32, np.float64))
+    >>> # rules number 5 (D[R] = {0, 2}, tail {1}) and 3 (D[R] = {1}, tail {0, 1})
+    >>> store.append(i64(5, 3), i64(0, 2, 3), i32(0, 2, 1), i64(0, 1, 3), i32(1, 0, 1), i64(4, 2), i64(3, 2),
+    ...              f64(0.5, 0.5), f64(0.75, 0.5), f64(0.1, 0.0), np.array([1, 1], dtype=np.uint8), f64(0, 0))
+    >>> store.slots(i64(3, 4, 5)).tolist()
+    [1, -1, 0]
+    >>> support_indptr, support_ids, *_ = store.gather(i64(1, 0))
+    >>> support_indptr.tolist(), support_ids.tolist()
+    ([0, 1, 3], [1, 0, 2])
+    """
+
+    cdef object _slot           # int64, per registry number: its slot + 1 (0: not stored)
+    cdef object _numbers        # int64, per slot: the rule's registry number
+    cdef object _support_indptr, _support_ids, _tail_indptr, _tail_ids
+    cdef object _head_counts, _tail_counts, _area_bound     # int64
+    cdef object _precision, _base_rate, _accuracy, _sums, _q_bound   # float64
+    cdef object _eligible       # uint8: intrinsic eligibility, cleared once chosen
+    cdef Py_ssize_t _size
+
+    def __init__(self):
+        self._slot = np.zeros(0, dtype=np.int64)
+        self._empty()
+
+    def _empty(self):
+        i64, f64 = np.int64, np.float64
+        self._numbers = np.zeros(0, dtype=i64)
+        self._support_indptr = np.zeros(1, dtype=i64)
+        self._tail_indptr = np.zeros(1, dtype=i64)
+        self._support_ids = np.zeros(0, dtype=np.int32)
+        self._tail_ids = np.zeros(0, dtype=np.int32)
+        self._head_counts, self._tail_counts, self._area_bound = (np.zeros(0, dtype=i64) for _ in range(3))
+        self._precision, self._base_rate, self._accuracy, self._sums, self._q_bound = (
+            np.zeros(0, dtype=f64) for _ in range(5))
+        self._eligible = np.zeros(0, dtype=np.uint8)
+        self._size = 0
+
+    @property
+    def size(self):
+        """The number of stored rules."""
+        return self._size
+
+    @property
+    def n_support_ids(self):
+        """The record ids of the stored supports (the store's memory, in int32 words)."""
+        return int(self._support_indptr[self._size])
+
+    def slots(self, const int64_t[::1] numbers):
+        """The slot of each registry number of ``numbers`` (-1: not stored), as int64."""
+        cdef Py_ssize_t n = numbers.shape[0], i
+        cdef int64_t top = -1
+        for i in range(n):
+            if numbers[i] < 0:
+                raise IndexError(f"registry number {numbers[i]} is negative")
+            if numbers[i] > top:
+                top = numbers[i]
+        self._slot = _grown(self._slot, top + 1)
+        out = np.empty(n, dtype=np.int64)
+        cdef int64_t[::1] o = out
+        cdef const int64_t[::1] slot = self._slot
+        with nogil:
+            for i in range(n):
+                o[i] = slot[numbers[i]] - 1
+        return out
+
+    def append(self, const int64_t[::1] numbers, const ptr_t[::1] support_indptr, const index_t[::1] support_ids,
+               const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids, const int64_t[::1] head_counts,
+               const int64_t[::1] tail_counts, const float64_t[::1] precision, const float64_t[::1] base_rate,
+               const float64_t[::1] accuracy, const uint8_t[::1] eligible, const float64_t[::1] sums):
+        """Store the rules ``numbers`` (none stored already) with their statistics, in that order.
+
+        ``support_*`` and ``tail_*``: their D[R] and tails as a CSR.  Their
+        gain bounds start unknown (the first evaluation is exact).
+        """
+        cdef Py_ssize_t m = numbers.shape[0], i, first = self._size
+        for name, array in (("support_indptr", support_indptr), ("tail_indptr", tail_indptr)):
+            if array.shape[0] != m + 1:
+                raise ValueError(f"{name} must have {m + 1} entries; got {array.shape[0]}")
+        for name, array in (("head_counts", head_counts), ("tail_counts", tail_counts), ("precision", precision),
+                            ("base_rate", base_rate), ("accuracy", accuracy), ("eligible", eligible),
+                            ("sums", sums)):
+            if array.shape[0] != m:
+                raise ValueError(f"{name} must have {m} entries; got {array.shape[0]}")
+        if support_indptr[0] != 0 or support_indptr[m] != support_ids.shape[0] or tail_indptr[0] != 0 \
+                or tail_indptr[m] != tail_ids.shape[0]:
+            raise ValueError("the supports and tails must be whole CSRs (offsets from 0 to their ids' size)")
+        slots = self.slots(numbers)
+        if m and slots.max() >= 0:
+            raise ValueError("append: a rule of numbers is stored already")
+        cdef Py_ssize_t n_sup = self._support_indptr[first], n_tail = self._tail_indptr[first]
+        self._numbers = _grown(self._numbers, first + m)
+        self._support_indptr = _grown(self._support_indptr, first + m + 1)
+        self._tail_indptr = _grown(self._tail_indptr, first + m + 1)
+        self._support_ids = _grown(self._support_ids, n_sup + support_ids.shape[0])
+        self._tail_ids = _grown(self._tail_ids, n_tail + tail_ids.shape[0])
+        self._head_counts = _grown(self._head_counts, first + m)
+        self._tail_counts = _grown(self._tail_counts, first + m)
+        self._area_bound = _grown(self._area_bound, first + m)
+        self._precision = _grown(self._precision, first + m)
+        self._base_rate = _grown(self._base_rate, first + m)
+        self._accuracy = _grown(self._accuracy, first + m)
+        self._sums = _grown(self._sums, first + m)
+        self._q_bound = _grown(self._q_bound, first + m)
+        self._eligible = _grown(self._eligible, first + m)
+        cdef int64_t[::1] slot = self._slot, nums = self._numbers
+        cdef int64_t[::1] sp = self._support_indptr, tp = self._tail_indptr
+        cdef index_t[::1] si = self._support_ids, ti = self._tail_ids
+        cdef int64_t[::1] hc = self._head_counts, tc = self._tail_counts, ab = self._area_bound
+        cdef float64_t[::1] pr = self._precision, br = self._base_rate, ac = self._accuracy
+        cdef float64_t[::1] su = self._sums, qb = self._q_bound
+        cdef uint8_t[::1] el = self._eligible
+        with nogil:
+            if support_ids.shape[0]:
+                memcpy(&si[n_sup], &support_ids[0], support_ids.shape[0] * sizeof(index_t))
+            if tail_ids.shape[0]:
+                memcpy(&ti[n_tail], &tail_ids[0], tail_ids.shape[0] * sizeof(index_t))
+            for i in range(m):
+                slot[numbers[i]] = first + i + 1
+                nums[first + i] = numbers[i]
+                sp[first + i + 1] = n_sup + support_indptr[i + 1]
+                tp[first + i + 1] = n_tail + tail_indptr[i + 1]
+                hc[first + i] = head_counts[i]
+                tc[first + i] = tail_counts[i]
+                pr[first + i] = precision[i]
+                br[first + i] = base_rate[i]
+                ac[first + i] = accuracy[i]
+                el[first + i] = eligible[i]
+                su[first + i] = sums[i]
+                qb[first + i] = NO_Q_BOUND
+                ab[first + i] = NO_AREA_BOUND
+        self._size = first + m
+
+    cdef int _check_slots(self, const int64_t[::1] slots) except -1:
+        cdef Py_ssize_t i
+        for i in range(slots.shape[0]):
+            if slots[i] < 0 or slots[i] >= self._size:
+                raise IndexError(f"slot {slots[i]} outside [0, {self._size})")
+        return 0
+
+    def gather(self, const int64_t[::1] slots):
+        """The rows ``slots``, in that order: ``(support_indptr, support_ids, head_counts, tail_counts,
+        precision, base_rate, accuracy, sums, eligible, q_bound, area_bound)``, new arrays."""
+        self._check_slots(slots)
+        cdef Py_ssize_t m = slots.shape[0], i, total = 0, pos = 0
+        cdef int64_t s
+        cdef ptr_t p
+        cdef const int64_t[::1] sp = self._support_indptr
+        for i in range(m):
+            total += sp[slots[i] + 1] - sp[slots[i]]
+        out_indptr = np.zeros(m + 1, dtype=np.int64)
+        out_ids = np.empty(total, dtype=np.int32)
+        ints = [np.empty(m, dtype=np.int64) for _ in range(3)]
+        floats = [np.empty(m, dtype=np.float64) for _ in range(5)]
+        eligible = np.empty(m, dtype=np.uint8)
+        cdef int64_t[::1] oi = out_indptr
+        cdef index_t[::1] od = out_ids
+        cdef const index_t[::1] si = self._support_ids
+        cdef int64_t[::1] ohc = ints[0], otc = ints[1], oab = ints[2]
+        cdef float64_t[::1] opr = floats[0], obr = floats[1], oac = floats[2], osu = floats[3], oqb = floats[4]
+        cdef uint8_t[::1] oel = eligible
+        cdef const int64_t[::1] hc = self._head_counts, tc = self._tail_counts, ab = self._area_bound
+        cdef const float64_t[::1] pr = self._precision, br = self._base_rate, ac = self._accuracy
+        cdef const float64_t[::1] su = self._sums, qb = self._q_bound
+        cdef const uint8_t[::1] el = self._eligible
+        with nogil:
+            for i in range(m):
+                s = slots[i]
+                for p in range(sp[s], sp[s + 1]):
+                    od[pos] = si[p]
+                    pos += 1
+                oi[i + 1] = pos
+                ohc[i] = hc[s]
+                otc[i] = tc[s]
+                oab[i] = ab[s]
+                opr[i] = pr[s]
+                obr[i] = br[s]
+                oac[i] = ac[s]
+                osu[i] = su[s]
+                oqb[i] = qb[s]
+                oel[i] = el[s]
+        return (out_indptr, out_ids, ints[0], ints[1], floats[0], floats[1], floats[2], floats[3], eligible,
+                floats[4], ints[2])
+
+    def set_bounds(self, const int64_t[::1] slots, const float64_t[::1] q_bound, const int64_t[::1] area_bound):
+        """The gain bounds (quality term, area) of the rules ``slots`` are now these."""
+        if q_bound.shape[0] != slots.shape[0] or area_bound.shape[0] != slots.shape[0]:
+            raise ValueError("set_bounds: one bound of each kind per slot")
+        self._check_slots(slots)
+        cdef float64_t[::1] qb = self._q_bound
+        cdef int64_t[::1] ab = self._area_bound
+        cdef Py_ssize_t i
+        with nogil:
+            for i in range(slots.shape[0]):
+                qb[slots[i]] = q_bound[i]
+                ab[slots[i]] = area_bound[i]
+
+    def eligible_at(self, const int64_t[::1] slots):
+        """The eligibility of the rules ``slots`` (a copy, uint8)."""
+        self._check_slots(slots)
+        return np.asarray(self._eligible)[np.asarray(slots)]
+
+    def clear_eligible(self, int64_t number):
+        """Rule ``number`` (stored) was chosen: it is no longer eligible."""
+        if number < 0 or number >= self._slot.shape[0] or self._slot[number] == 0:
+            raise KeyError(f"rule {number} is not stored")
+        self._eligible[self._slot[number] - 1] = 0
+
+    def arrays(self):
+        """``(support_indptr, support_ids, tail_indptr, tail_ids, eligible, sums)`` of every stored rule:
+        views (the sums writable), valid until the next :meth:`append` or :meth:`keep`."""
+        n = self._size
+        return (self._support_indptr[:n + 1], self._support_ids[:self._support_indptr[n]],
+                self._tail_indptr[:n + 1], self._tail_ids[:self._tail_indptr[n]], self._eligible[:n],
+                self._sums[:n])
+
+    def keep(self, const int64_t[::1] numbers):
+        """Evict every stored rule but those of ``numbers`` (others ignored); the kept ones keep their
+        order of storing and are renumbered from slot 0."""
+        slots = self.slots(numbers)
+        slots = np.unique(slots[slots >= 0])   # sorted: the order of storing
+        if slots.size == self._size:
+            return
+        kept = (self._numbers[slots],) + self.gather(slots)
+        sup_indptr, sup_ids = kept[1], kept[2]
+        n = self._size
+        tail_indptr, tail_ids = gather_rows(self._tail_indptr[:n + 1], self._tail_ids, slots)
+        self._slot[self._numbers[:self._size]] = 0
+        self._empty()
+        (numbers_kept, _, _, head_counts, tail_counts, precision, base_rate, accuracy, sums, eligible, q_bound,
+         area_bound) = kept
+        self.append(numbers_kept, sup_indptr, sup_ids, tail_indptr, tail_ids, head_counts, tail_counts, precision,
+                    base_rate, accuracy, eligible, sums)
+        self.set_bounds(np.arange(slots.size, dtype=np.int64), q_bound, area_bound)

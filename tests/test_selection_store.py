@@ -1,0 +1,144 @@
+"""The compiled store of a greedy run's distinct candidates (corset._ext._store.RuleStore).
+
+Driven by random sequences of appends, gathers, bound updates, choices and
+evictions, and compared after each call with a plain Python model of what it
+must hold: rows in their order of storing, each registry number's slot.
+"""
+import doctest
+
+import numpy as np
+import pytest
+
+from corset._ext import _store
+from corset._ext._store import RuleStore
+
+FIELDS = ("support", "tail", "head_count", "tail_count", "precision", "base_rate", "accuracy", "eligible", "sums",
+          "q_bound", "area_bound")
+
+
+def _csr(rows, dtype=np.int32):
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=indptr[1:])
+    ids = np.array([v for r in rows for v in r], dtype=dtype)
+    return indptr, ids
+
+
+def _random_rows(rng, numbers):
+    rows = []
+    for number in numbers:
+        rows.append(dict(
+            number=int(number),
+            support=sorted(rng.choice(50, size=rng.integers(0, 6), replace=False).tolist()),
+            tail=sorted(rng.choice(8, size=rng.integers(1, 4), replace=False).tolist()),
+            head_count=int(rng.integers(0, 100)), tail_count=int(rng.integers(0, 100)),
+            precision=float(rng.random()), base_rate=float(rng.random()), accuracy=float(rng.random()),
+            eligible=int(rng.integers(0, 2)), sums=float(rng.random() * 5),
+            q_bound=np.inf, area_bound=np.iinfo(np.int64).max))
+    return rows
+
+
+def _append(store, rows):
+    support_indptr, support_ids = _csr([r["support"] for r in rows])
+    tail_indptr, tail_ids = _csr([r["tail"] for r in rows])
+    column = lambda name, dtype: np.array([r[name] for r in rows], dtype=dtype)  # noqa: E731
+    store.append(column("number", np.int64), support_indptr, support_ids, tail_indptr, tail_ids,
+                 column("head_count", np.int64), column("tail_count", np.int64), column("precision", np.float64),
+                 column("base_rate", np.float64), column("accuracy", np.float64), column("eligible", np.uint8),
+                 column("sums", np.float64))
+
+
+def _check(store, model):
+    """The store holds exactly ``model`` (a list of rows in slot order)."""
+    assert store.size == len(model)
+    assert store.n_support_ids == sum(len(r["support"]) for r in model)
+    numbers = np.array([r["number"] for r in model] + [10_000], dtype=np.int64)
+    assert store.slots(numbers).tolist() == list(range(len(model))) + [-1]
+    slots = np.arange(len(model), dtype=np.int64)[::-1].copy()   # a gather in another order
+    got = store.gather(slots)
+    expected = [model[s] for s in slots]
+    indptr, ids = got[0], got[1]
+    assert [ids[indptr[i]:indptr[i + 1]].tolist() for i in range(len(slots))] == [r["support"] for r in expected]
+    names = ("head_count", "tail_count", "precision", "base_rate", "accuracy", "sums", "eligible", "q_bound",
+             "area_bound")
+    for name, value in zip(names, got[2:]):
+        assert value.tolist() == [r[name] for r in expected], name
+    support_indptr, support_ids, tail_indptr, tail_ids, eligible, sums = store.arrays()
+    assert [tail_ids[tail_indptr[i]:tail_indptr[i + 1]].tolist() for i in range(len(model))] == \
+        [r["tail"] for r in model]
+    assert [support_ids[support_indptr[i]:support_indptr[i + 1]].tolist() for i in range(len(model))] == \
+        [r["support"] for r in model]
+    assert eligible.tolist() == [r["eligible"] for r in model] and sums.tolist() == [r["sums"] for r in model]
+    assert store.eligible_at(slots).tolist() == [r["eligible"] for r in expected]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_store_follows_a_plain_model_through_random_calls(seed):
+    rng = np.random.default_rng(seed)
+    store, model, next_number = RuleStore(), [], 0
+    _check(store, model)
+    for _ in range(60):
+        action = rng.choice(["append", "bounds", "chose", "keep", "sums"], p=[0.35, 0.2, 0.15, 0.15, 0.15])
+        if action == "append":
+            # New numbers, not in order, some far beyond the ones seen (the slot map grows).
+            count = int(rng.integers(0, 5))
+            numbers = next_number + rng.permutation(count) * int(rng.integers(1, 4))
+            next_number += 4 * count + 1
+            rows = _random_rows(rng, numbers)
+            _append(store, rows)
+            model += rows
+        elif action == "bounds" and model:
+            slots = rng.choice(len(model), size=rng.integers(1, len(model) + 1), replace=False).astype(np.int64)
+            q, area = rng.random(slots.size), rng.integers(0, 1000, slots.size).astype(np.int64)
+            store.set_bounds(slots, q, area)
+            for s, qv, av in zip(slots.tolist(), q.tolist(), area.tolist()):
+                model[s]["q_bound"], model[s]["area_bound"] = qv, av
+        elif action == "chose" and model:
+            s = int(rng.integers(len(model)))
+            store.clear_eligible(model[s]["number"])
+            model[s]["eligible"] = 0
+        elif action == "sums" and model:
+            # arrays()'s sums are the store's own: a kernel adds to them in place.
+            sums = store.arrays()[-1]
+            add = rng.random(len(model))
+            sums += add
+            for row, a in zip(model, add.tolist()):
+                row["sums"] += a
+        elif action == "keep":
+            stored = [r["number"] for r in model]
+            keep = [n for n in stored if rng.random() < 0.6] + [next_number + 7]   # one never stored
+            rng.shuffle(keep)
+            store.keep(np.array(keep, dtype=np.int64))
+            model = [r for r in model if r["number"] in keep]
+        _check(store, model)
+
+
+def test_store_refuses_what_it_cannot_hold():
+    store = RuleStore()
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    rows = _random_rows(np.random.default_rng(0), [3, 1])
+    _append(store, rows)
+    with pytest.raises(ValueError, match="stored already"):
+        _append(store, _random_rows(np.random.default_rng(1), [1]))
+    assert store.size == 2
+    with pytest.raises(IndexError, match="outside"):
+        store.gather(i64(2))
+    with pytest.raises(IndexError, match="outside"):
+        store.set_bounds(i64(-1), np.zeros(1), i64(0))
+    with pytest.raises(ValueError, match="one bound"):
+        store.set_bounds(i64(0, 1), np.zeros(1), i64(0))
+    with pytest.raises(IndexError, match="negative"):
+        store.slots(i64(-4))
+    with pytest.raises(KeyError, match="not stored"):
+        store.clear_eligible(2)
+    support_indptr, support_ids = _csr([[1]])
+    with pytest.raises(ValueError, match="head_counts must have 1"):
+        store.append(i64(9), support_indptr, support_ids, support_indptr, support_ids, i64(), i64(1),
+                     np.zeros(1), np.zeros(1), np.zeros(1), np.ones(1, dtype=np.uint8), np.zeros(1))
+    with pytest.raises(ValueError, match="whole CSRs"):
+        store.append(i64(9), i64(0, 2), support_ids, support_indptr, support_ids, i64(1), i64(1),
+                     np.zeros(1), np.zeros(1), np.zeros(1), np.ones(1, dtype=np.uint8), np.zeros(1))
+    _check(store, rows)
+
+
+def test_store_docstring_examples():
+    assert doctest.testmod(_store, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
