@@ -33,6 +33,7 @@ DEPARTURES = {
     "prune_redundant: on -> off": {"prune_redundant": False},
     "validated stop: auto -> off": {"validated_stop": False},
     "λ: 0.1 -> 1": {"lam": PAPER_PRESET["lam"]},
+    "γ: auto -> 0.5": {"gh_gamma": PAPER_PRESET["gh_gamma"]},
 }
 
 

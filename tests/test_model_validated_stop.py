@@ -335,12 +335,12 @@ def test_large_data_is_validated_on_a_subsample(monkeypatch):
         return original(estimator, X_train, Y_train, X_test, Y_test, min_matched)
 
     monkeypatch.setattr(classifier, "_fold_curve", spy)
-    model = CorsetClassifier(random_state=0, negations=False, **SMALL).fit(X, Y)
+    model = CorsetClassifier(random_state=0, negations=False, gh_gamma=0.5, **SMALL).fit(X, Y)
     assert [(a, b) for a, b, _ in seen] == [(60, 30)] * VALIDATED_STOP_FOLDS
     grid = _support_grid(2)
     assert seen[0][2] == pytest.approx([m * 60 / X.shape[0] for m in grid])
     assert model.validation_curve_ is not None
-    again = CorsetClassifier(random_state=0, negations=False, **SMALL).fit(X, Y)
+    again = CorsetClassifier(random_state=0, negations=False, gh_gamma=0.5, **SMALL).fit(X, Y)
     assert [(r.head, r.tail) for r in again.rules_] == [(r.head, r.tail) for r in model.rules_]
 
 
