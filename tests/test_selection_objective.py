@@ -333,3 +333,34 @@ def test_submodular_term_from_a_coverage_is_the_same_number(seed):
         coverage.add(*rule, support=stats.support(i), accuracy=float(stats.accuracy[i]))
     assert (objective_terms(data, rules, quality="submodular", best_accuracy=coverage.best_accuracy)
             == objective_terms(data, rules, quality="submodular"))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_columns_are_the_doubles_of_adjusted_accuracy(seed):
+    # RuleStatistics takes P_R, P_D and a(R) from one compiled pass (_selection.rule_columns); the
+    # greedy's ties depend on the last bit, so they must be adjusted_accuracy's own numbers: scipy's
+    # rel_entr, not a libm x·log(x/y) (which differs in the last bit, e.g. at P_R = 0.6, P_D = 0.4).
+    from corset._ext import _selection
+    from corset.selection._rules import _adjusted_accuracy
+
+    rng = np.random.default_rng(seed)
+    for n in (1, 7, 60, 1000, 10**6):
+        m = 4000
+        t, h = rng.integers(0, n + 1, m), rng.integers(0, n + 1, m)
+        r = np.minimum(rng.integers(0, n + 1, m), np.minimum(t, h))
+        r[::3] = np.minimum(t, h)[::3]   # P_R = 1 where the head lies inside the tail
+        support_indptr = np.concatenate([[0], np.cumsum(r)]).astype(np.int64)
+        tail_lengths = rng.integers(1, 4, m)
+        tail_indptr = np.concatenate([[0], np.cumsum(tail_lengths)]).astype(np.int64)
+        counts, lengths, sizes, precision, base_rate, accuracy = _selection.rule_columns(
+            support_indptr, tail_indptr, h.astype(np.int64), t.astype(np.int64), n)
+        assert counts.tolist() == r.tolist() and lengths.tolist() == tail_lengths.tolist()
+        assert sizes.tolist() == (r * tail_lengths).tolist()
+        expected = _adjusted_accuracy(r, h, t, n)
+        assert accuracy.tobytes() == expected.tobytes()
+        assert precision.tobytes() == np.divide(r, h, out=np.zeros(m), where=h > 0).tobytes()
+        assert base_rate.tobytes() == (t / n).tobytes()
+    assert _selection.rule_columns(np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int64),
+                                   np.zeros(0, np.int64), 0)[5].size == 0
+    assert _selection.rule_columns(np.zeros(3, np.int64), np.zeros(3, np.int64), np.zeros(2, np.int64),
+                                   np.zeros(2, np.int64), 0)[4].tolist() == [0.0, 0.0]

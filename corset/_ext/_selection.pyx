@@ -27,6 +27,10 @@ No validation happens here (corset.selection validates before calling).
 """
 import numpy as np
 
+# scipy.special.rel_entr's own C function: the very doubles of the ufunc that
+# corset.selection.adjusted_accuracy calls (a libm x·log(x/y) differs from it in the last bit).
+from scipy.special.cython_special cimport rel_entr
+
 from corset._ext._intersect cimport (GALLOP_RATIO, gallop, intersect_count_ptr, intersect_into_ptr, popcount64, support_into_ptr,
                                      support_count_ptr)
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, uint64_t, int64_t, float64_t
@@ -628,6 +632,56 @@ def rule_supports(const ptr_t[::1] feature_indptr, const index_t[::1] feature_id
                                   &head_counts_view[0], &tail_counts_view[0],
                                   &work_view[0], &order_view[0], fbits, lbits, n_words, &acc_view[0])
     return out_indptr, out_ids[:pos].copy(), head_counts, tail_counts
+
+
+def rule_columns(const ptr_t[::1] support_indptr, const ptr_t[::1] tail_indptr, const int64_t[::1] head_counts,
+                 const int64_t[::1] tail_counts, int64_t n_records, bint counts_only=False):
+    """The columns of :class:`corset.selection.RuleStatistics` from D[R]'s offsets, T's offsets, |D[H]|, |D[T]|.
+
+    Returns ``(rule_counts, tail_lengths, coverage_sizes, precision, base_rate, accuracy)``:
+    |D[R]|, |T|, |cov(R)| = |D[R]|·|T| (int64), and P_R = |D[R]|/|D[H]| (0 where
+    D[H] is empty), P_D = |D[T]|/|D| (0 for no records) and a(R) (eq. disc,
+    float64; None with ``counts_only``).  a(R) is
+    ``I(P_R > P_D) · (rel_entr(P_R, P_D) + rel_entr(1 - P_R, 1 - P_D))``, the
+    indicator tested on integers (|D[R]|·|D| > |D[T]|·|D[H]|), with the same
+    operations in the same order, and scipy's own ``rel_entr``, as the numpy
+    expression of ``corset.selection._rules._adjusted_accuracy``: the same
+    doubles.  The
+    counts must hold D[R] ⊆ D[H] and D[R] ⊆ D[T] ⊆ D (as the support kernels
+    give them); under the indicator, then, 0 < P_D < P_R <= 1.
+    """
+    cdef Py_ssize_t n = support_indptr.shape[0] - 1, i
+    if n < 0 or tail_indptr.shape[0] != n + 1 or head_counts.shape[0] != n or tail_counts.shape[0] != n:
+        raise ValueError("rule_columns: one offset more than rules, and one count per rule")
+    rule_counts = np.empty(n, dtype=np.int64)
+    tail_lengths = np.empty(n, dtype=np.int64)
+    coverage_sizes = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] rc = rule_counts, tl = tail_lengths, cs = coverage_sizes
+    with nogil:
+        for i in range(n):
+            rc[i] = support_indptr[i + 1] - support_indptr[i]
+            tl[i] = tail_indptr[i + 1] - tail_indptr[i]
+            cs[i] = rc[i] * tl[i]
+    if counts_only:
+        return rule_counts, tail_lengths, coverage_sizes, None, None, None
+    precision = np.zeros(n, dtype=np.float64)
+    base_rate = np.zeros(n, dtype=np.float64)
+    accuracy = np.zeros(n, dtype=np.float64)
+    cdef float64_t[::1] pr = precision, br = base_rate, ac = accuracy
+    cdef float64_t p, q
+    cdef int64_t r, h, t
+    with nogil:
+        for i in range(n):
+            r, h, t = rc[i], head_counts[i], tail_counts[i]
+            if h > 0:
+                pr[i] = <float64_t> r / <float64_t> h
+            if n_records > 0:
+                br[i] = <float64_t> t / <float64_t> n_records
+            if h > 0 and r * n_records > t * h:
+                p = <float64_t> r / <float64_t> h
+                q = <float64_t> t / <float64_t> n_records
+                ac[i] = rel_entr(p, q) + rel_entr(1.0 - p, 1.0 - q)
+    return rule_counts, tail_lengths, coverage_sizes, precision, base_rate, accuracy
 
 
 def greedy_gains(const ptr_t[::1] y_indptr, const index_t[::1] y_ids,

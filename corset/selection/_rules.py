@@ -157,20 +157,20 @@ class RuleStatistics:
         self.head_counts = head_counts
         self.tail_counts = tail_counts
         self.n_records = int(n_records)
-        self.rule_counts = np.diff(support_indptr)
-        self.tail_lengths = np.diff(self.tail_indptr)
-        self.coverage_sizes = self.rule_counts * self.tail_lengths
+        # One compiled pass: |D[R]|, |T|, |cov(R)| and, unless gathered from statistics of the
+        # same rules (subset, concatenate, the candidate store: each value a function of its own
+        # rule's counts only), P_R, P_D and a(R), the same doubles as _adjusted_accuracy's.  The
+        # kernel's counts: D[R] ⊆ D[H], D[T] ⊆ D by construction, nothing to check.
+        (self.rule_counts, self.tail_lengths, self.coverage_sizes, precision, base_rate,
+         accuracy) = _selection.rule_columns(
+            np.ascontiguousarray(support_indptr, dtype=PTR_DTYPE),
+            np.ascontiguousarray(self.tail_indptr, dtype=PTR_DTYPE),
+            np.ascontiguousarray(head_counts, dtype=np.int64), np.ascontiguousarray(tail_counts, dtype=np.int64),
+            self.n_records, _derived is not None)
         if _derived is not None:
-            # Gathered from statistics of the same rules (subset, concatenate):
-            # each value is a function of its own rule's counts only.
             self.precision, self.base_rate, self.accuracy = _derived
-            return
-        self.precision = np.divide(self.rule_counts, head_counts, out=np.zeros(len(self)),
-                                   where=head_counts > 0)
-        self.base_rate = (tail_counts / self.n_records) if self.n_records else np.zeros(len(self))
-        # The kernel's counts: D[R] ⊆ D[H], D[T] ⊆ D by construction, nothing to check.
-        self.accuracy = _adjusted_accuracy(self.rule_counts, np.asarray(head_counts, dtype=np.int64),
-                                           np.asarray(tail_counts, dtype=np.int64), self.n_records)
+        else:
+            self.precision, self.base_rate, self.accuracy = precision, base_rate, accuracy
 
     @property
     def rules(self):
