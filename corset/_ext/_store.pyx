@@ -280,14 +280,13 @@ cdef class RuleStore:
         slots = np.unique(slots[slots >= 0])   # sorted: the order of storing
         if slots.size == self._size:
             return
-        kept = (self._numbers[slots],) + self.gather(slots)
-        sup_indptr, sup_ids = kept[1], kept[2]
         n = self._size
+        numbers_kept = self._numbers[slots]
+        (sup_indptr, sup_ids, head_counts, tail_counts, precision, base_rate, accuracy, sums, eligible, q_bound,
+         area_bound) = self.gather(slots)
         tail_indptr, tail_ids = gather_rows(self._tail_indptr[:n + 1], self._tail_ids, slots)
-        self._slot[self._numbers[:self._size]] = 0
+        self._slot[self._numbers[:n]] = 0
         self._empty()
-        (numbers_kept, _, _, head_counts, tail_counts, precision, base_rate, accuracy, sums, eligible, q_bound,
-         area_bound) = kept
         self.append(numbers_kept, sup_indptr, sup_ids, tail_indptr, tail_ids, head_counts, tail_counts, precision,
                     base_rate, accuracy, eligible, sums)
         self.set_bounds(np.arange(slots.size, dtype=np.int64), q_bound, area_bound)
