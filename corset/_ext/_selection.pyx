@@ -16,7 +16,11 @@ sorted record ids of its support D[R]):
   ``|cov(R1) ∩ cov(R2)| = |D[R1] ∩ D[R2]| · |T1 ∩ T2|``, never from
   materialised coverage sets;
 * :func:`coverage_positions`: the occurrence positions of a few rules' coverage,
-  for evaluating the objective of a final rule set.
+  for evaluating the objective of a final rule set;
+* :func:`default_tail_greedy`, :func:`default_tail_rows`: the default rule's
+  tail, for one rule list or every prefix of one;
+* :func:`prefix_pair_counts`: the per-label true and false positives of
+  every prefix of a rule list (the internal validation's held-out curves).
 
 Label occurrence (i, k) lives at position ``y_indptr[i] + rank of k in L_i``
 of the CSR of Y.  Every record of D[R] carries every label of T, so a merge
@@ -1009,3 +1013,75 @@ def default_tail_rows(const int64_t[::1] count, int64_t[:, ::1] tp, int64_t[:, :
         for i in range(n_rows):
             out_v[i] = _default_tail_core(&count[0], &tp[i, 0], &fp[i, 0], n_labels, n_records, &chosen[i, 0])
     return out
+
+
+def prefix_pair_counts(const ptr_t[::1] fired_indptr, const index_t[::1] fired_ids,
+                       const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids,
+                       const uint8_t[:, ::1] truth, const int64_t[::1] kept):
+    """Per-label true and false positives of every prefix of the rule list ``kept``.
+
+    Rule j fires on the records ``fired_ids[fired_indptr[j]:fired_indptr[j + 1]]``
+    and predicts the labels ``tail_ids[tail_indptr[j]:tail_indptr[j + 1]]``; a
+    rule list predicts the union of the tails of the rules that fire, so a
+    (record, label) pair counts once, for the first rule of ``kept`` that
+    predicts it: a true positive where ``truth[record, label]`` is set, else a
+    false positive.  Returns ``(tp, fp)``, each (len(kept) + 1, n_labels)
+    int64, row k counting the first k rules of ``kept``: one pass over the
+    kept rules' pairs, with a byte per (record, label) marking those
+    predicted already.  Ids out of range raise ValueError.
+    """
+    cdef Py_ssize_t n_records = truth.shape[0], n_labels = truth.shape[1], m = kept.shape[0]
+    cdef Py_ssize_t n_rules = fired_indptr.shape[0] - 1, i, k, bad = 0
+    cdef ptr_t p, q
+    cdef int64_t j
+    cdef index_t r, label
+    if n_rules < 0 or tail_indptr.shape[0] != n_rules + 1:
+        raise ValueError("fired_indptr and tail_indptr must have one entry per rule, plus one")
+    tp = np.zeros((m + 1, n_labels), dtype=np.int64)
+    fp = np.zeros((m + 1, n_labels), dtype=np.int64)
+    if m == 0 or n_labels == 0 or n_records == 0:
+        for i in range(m):
+            if kept[i] < 0 or kept[i] >= n_rules:
+                raise ValueError(f"kept: rule {kept[i]} out of range for {n_rules} rules")
+        return tp, fp
+    predicted = np.zeros(n_records * n_labels, dtype=np.uint8)
+    cdef int64_t[:, ::1] tp_v = tp, fp_v = fp
+    cdef uint8_t[::1] seen = predicted
+    with nogil:
+        for i in range(m):
+            j = kept[i]
+            if j < 0 or j >= n_rules:
+                bad = 1
+                break
+            for q in range(tail_indptr[j], tail_indptr[j + 1]):
+                label = tail_ids[q]
+                if label < 0 or label >= n_labels:
+                    bad = 2
+                    break
+                for p in range(fired_indptr[j], fired_indptr[j + 1]):
+                    r = fired_ids[p]
+                    if r < 0 or r >= n_records:
+                        bad = 3
+                        break
+                    if not seen[<Py_ssize_t> r * n_labels + label]:
+                        seen[<Py_ssize_t> r * n_labels + label] = 1
+                        if truth[r, label]:
+                            tp_v[i + 1, label] += 1
+                        else:
+                            fp_v[i + 1, label] += 1
+                if bad:
+                    break
+            if bad:
+                break
+        if not bad:
+            for i in range(1, m + 1):
+                for k in range(n_labels):
+                    tp_v[i, k] += tp_v[i - 1, k]
+                    fp_v[i, k] += fp_v[i - 1, k]
+    if bad == 1:
+        raise ValueError(f"kept: a rule out of range for {n_rules} rules")
+    if bad == 2:
+        raise ValueError(f"tail_ids: a label out of range for {n_labels} labels")
+    if bad == 3:
+        raise ValueError(f"fired_ids: a record out of range for {n_records} records")
+    return tp, fp

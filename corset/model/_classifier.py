@@ -390,50 +390,34 @@ class _PrefixState:
         # literal columns the rules' heads index directly: no second binarization of X, and each
         # rule's records come straight from the inverted index (no fired matrix to transpose).
         if data is not None:
-            self.fired_indptr, self.fired_ids = model._rule_records(data)
+            indptr, ids = model._rule_records(data)
         else:
             fired = sp.csc_array(model._fired(model._check_X(X)))
-            self.fired_indptr, self.fired_ids = fired.indptr, fired.indices
+            indptr, ids = fired.indptr, fired.indices
+        self.fired_indptr = np.asarray(indptr, dtype=np.int64)
+        self.fired_ids = np.asarray(ids, dtype=np.int32)
         self.truth = sp.csr_array(Y).toarray().astype(bool)
         self.n_records, self.n_labels = self.truth.shape
         self.count = np.count_nonzero(self.truth, axis=0).astype(np.int64)
-        self._pairs = None
+        self._tails = None
 
     def prefix_counts(self, kept, tails):
         """``(tp, fp)``, each (len(kept) + 1, n_labels) int64: row k counts the first k rules of ``kept``.
 
         ``kept`` lists rule indices in increasing order.  A (record, label)
         pair counts once, for the first rule that predicts it (the rule list
-        predicts the union of the tails that fire).
+        predicts the union of the tails that fire): one compiled pass over
+        the kept rules' pairs (:func:`corset._ext._selection.prefix_pair_counts`).
         """
-        L, m = self.n_labels, len(kept)
-        if self._pairs is None:   # every rule's (record, label) pairs, once, in rule order
-            indptr, indices = self.fired_indptr, self.fired_ids
-            sizes = np.diff(indptr)
-            lengths = np.fromiter(map(len, tails), dtype=np.int64, count=len(tails))
-            rule = np.repeat(np.arange(len(tails), dtype=np.int64), sizes * lengths)
-            rows = np.concatenate([np.repeat(indices[indptr[j]:indptr[j + 1]], lengths[j])
-                                   for j in range(len(tails))] or [np.zeros(0, dtype=np.int64)])
-            labels = np.concatenate([np.tile(np.asarray(tails[j], dtype=np.int64), sizes[j])
-                                     for j in range(len(tails))] or [np.zeros(0, dtype=np.int64)])
-            self._pairs = (rows.astype(np.int64) * L + labels, rule)
-        tp = np.zeros((m + 1, L), dtype=np.int64)
-        fp = np.zeros((m + 1, L), dtype=np.int64)
-        if m:
-            pairs, rule = self._pairs
-            rank = np.full(len(tails), -1, dtype=np.int64)
-            rank[list(kept)] = np.arange(m)
-            position = rank[rule]
-            chosen = position >= 0
-            pairs, position = pairs[chosen], position[chosen]
-            # np.unique's first index of each pair is its earliest rule (pairs are in rule order).
-            _, first = np.unique(pairs, return_index=True)
-            pairs, slot = pairs[first], position[first] * L + pairs[first] % L
-            new = np.bincount(slot, minlength=m * L)
-            hits = np.bincount(slot, weights=self.truth.ravel()[pairs], minlength=m * L).astype(np.int64)
-            np.cumsum(hits.reshape(m, L), axis=0, out=tp[1:])
-            np.cumsum((new - hits).reshape(m, L), axis=0, out=fp[1:])
-        return tp, fp
+        from .._ext import _selection
+
+        if self._tails is None:   # the rules' tails as CSR, once
+            indptr = np.zeros(len(tails) + 1, dtype=np.int64)
+            np.cumsum([len(t) for t in tails], out=indptr[1:])
+            ids = np.fromiter((k for t in tails for k in t), dtype=np.int32, count=int(indptr[-1]))
+            self._tails = indptr, ids
+        return _selection.prefix_pair_counts(self.fired_indptr, self.fired_ids, *self._tails,
+                                             self.truth.view(np.uint8), np.asarray(kept, dtype=np.int64))
 
 
 def _totals(count, n_records, tp, fp, default=()):
