@@ -1824,22 +1824,26 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             return []
         stats = rule_statistics(data, result.rules)
         label_counts = self._head_label_counts(data, result.rules) if label_precision else None
+        # Python ints and floats of every column at once (the values of int() and float() of each entry).
+        support, matched = stats.head_counts.tolist(), stats.rule_counts.tolist()
+        precision, base_rate, accuracy = stats.precision.tolist(), stats.base_rate.tolist(), stats.accuracy.tolist()
+        areas, gains = np.asarray(result.areas).tolist(), np.asarray(result.gains, dtype=np.float64).tolist()
+        features, labels = self.feature_names_, self.label_names_
         rules = []
         for i, (literals, tail) in enumerate(result.rules):
             head, negated = self._split_literals(literals)
             rules.append(Rule(
                 head=head, tail=tuple(int(k) for k in tail),
-                head_names=tuple(self.feature_names_[f] for f in head),
-                tail_names=tuple(self.label_names_[k] for k in tail),
-                negated=negated, negated_names=tuple(self.feature_names_[f] for f in negated),
-                support=int(stats.head_counts[i]), n_matched=int(stats.rule_counts[i]),
-                precision=float(stats.precision[i]), base_rate=float(stats.base_rate[i]),
-                adjusted_accuracy=float(stats.accuracy[i]),
-                uncovered_area=int(result.areas[i]) if i < len(result.areas) else 0,
-                gain=float(result.gains[i]) if i < len(result.gains) else 0.0,
+                head_names=tuple(features[f] for f in head),
+                tail_names=tuple(labels[k] for k in tail),
+                negated=negated, negated_names=tuple(features[f] for f in negated),
+                support=int(support[i]), n_matched=int(matched[i]),
+                precision=precision[i], base_rate=base_rate[i], adjusted_accuracy=accuracy[i],
+                uncovered_area=int(areas[i]) if i < len(areas) else 0,
+                gain=gains[i] if i < len(gains) else 0.0,
                 position=i,
                 label_precision=(() if label_counts is None else
-                                 tuple(float(c / max(int(stats.head_counts[i]), 1)) for c in label_counts[i])),
+                                 tuple(float(c / max(int(support[i]), 1)) for c in label_counts[i])),
             ))
         return rules
 
