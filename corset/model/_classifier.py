@@ -594,7 +594,7 @@ def _fold_curve(estimator, X_train, Y_train, X_test, Y_test, min_matched=(0,)):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CliqueTruncationWarning)
-        estimator._fit(X_train, Y_train, item_names=False, held_out=(X_test, Y_test))
+        estimator._fit(X_train, Y_train, item_names=False, held_out=(X_test, Y_test), checked_labels=True)
     return _prefix_curves(estimator, X_train, Y_train, X_test, Y_test, min_matched)
 
 
@@ -1368,19 +1368,29 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        return self._fit(X, Y, label_names, feature_names)
+        # The internal validation's fold rows, shared by its candidates (_fold_curves), for this fit only.
+        self._fold_rows = {}
+        try:
+            return self._fit(X, Y, label_names, feature_names)
+        finally:
+            self.__dict__.pop("_fold_rows", None)
 
-    def _fit(self, X, Y, label_names=None, feature_names=None, item_names=True, held_out=None):
+    def _fit(self, X, Y, label_names=None, feature_names=None, item_names=True, held_out=None,
+             checked_labels=False):
         """:meth:`fit`; with ``item_names=False`` (the internal validation's fold fits, whose
         models are only scored) the items get no readable names: ``feature_names_`` and the rules
         name them ``item0``, ``item1``..., and a wide binarization skips writing its names.
         ``held_out``: a fold's held-out ``(X, Y)``, whose score stops the selection
         (:class:`_HeldOutPatience`, kept in ``_held_out_patience``; None without ``held_out``).
-        Such a fold model is only scored: no default rule, no ``Rule.label_precision``."""
+        Such a fold model is only scored: no default rule, no ``Rule.label_precision``.
+        ``checked_labels``: Y is rows of the labels a fit of this estimator's parameters checked
+        (a fold's, as a 0/1 CSR array), and the parameters were checked by that fit: neither is
+        validated again."""
         from ..sampling import CandidateGenerator
         from ..selection import greedy_selection
 
-        self._validate_params()
+        if not checked_labels:
+            self._validate_params()
         params = self._check_params()
         if Y is None:
             raise ValueError("CorsetClassifier requires y to be passed, but the target y is None")
@@ -1390,7 +1400,11 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"Found array with 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is "
                              "required by CorsetClassifier.")
         validate_data(self, X, skip_check_array=True, reset=True)
-        Yb, names, output = self._validate_y(Y, label_names)
+        if checked_labels:
+            Yb, names, output = Y, None, {"kind": "sparse", "dtype": np.dtype(Y.dtype).str}
+            self.classes_ = np.array([0, 1])
+        else:
+            Yb, names, output = self._validate_y(Y, label_names)
         binarizer, self.binarizer_scores_, self.negations_scores_, curves = self.binarizer, None, None, None
         self.gh_gamma_scores_ = None
         negations = params["negations"]
@@ -1426,6 +1440,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                                                         curves, Yb)
         self.gh_gamma_ = gamma if params["head_sampler"] == "gh" else None
         params["gh_gamma"] = gamma
+        if getattr(self, "_fold_rows", None):
+            self._fold_rows.clear()   # the validation is over: its fold rows go before the final selection
         if self.validated_stop is False:
             curves = None
         if curves is None:
@@ -1726,7 +1742,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                   KFold(VALIDATED_STOP_FOLDS, shuffle=True, random_state=int(seeds[0])).split(records)]
         Yb = sp.csr_array(Yb)
         chosen = range(VALIDATED_STOP_FOLDS) if folds is None else folds
-        tasks = [(name, candidate, *splits[j], int(seeds[1 + j])) for name, candidate in candidates.items()
+        tasks = [(name, candidate, *splits[j], int(seeds[1 + j]), j) for name, candidate in candidates.items()
                  for j in chosen]
         # A least support m on all n records is m · |train| / n on a fold's training records: the
         # same share of the records (a fold's rules are matched by fewer records than the final fit's).
@@ -1738,11 +1754,23 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         n_tails = min(self.n_tails, max(VALIDATION_MIN_TAILS, share))   # see VALIDATION_POOL_SHARE
         # γ as the fit's first (a candidate may name another): a fold fit never races γ itself.
         gamma = self._first_gamma()
+        # Every candidate of a fit is fitted on the same folds of the same X: each fold's rows are
+        # taken once (kept by fit() in _fold_rows while the validation runs).
+        cache = getattr(self, "_fold_rows", None)
+
+        def fold_rows(j, train, test):
+            hit = cache.get(j) if cache is not None else None
+            if hit is not None and hit[0] is X and hit[1] == Yb.shape:
+                return hit[2]
+            taken = _safe_indexing(X, train), Yb[train], _safe_indexing(X, test), Yb[test]
+            if cache is not None:
+                cache[j] = (X, Yb.shape, taken)
+            return taken
+
         jobs = ((self._inner_estimator(**{"gh_gamma": gamma, **candidate}, random_state=seed, prune_redundant=False,
                                        validated_stop=False, n_tails=n_tails, n_jobs=1 if n_jobs > 1 else self.n_jobs),
-                 _safe_indexing(X, train), Yb[train], _safe_indexing(X, test), Yb[test],
-                 [m * train.size / n for m in grid])
-                for _, candidate, train, test, seed in tasks)
+                 *fold_rows(j, train, test), [m * train.size / n for m in grid])
+                for _, candidate, train, test, seed, j in tasks)
         bar = None
         if self.verbose:
             # The fold fits are most of a validated fit's time: show them, not only the final selection.
