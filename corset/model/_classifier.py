@@ -399,24 +399,19 @@ class _PrefixState:
         self.truth = sp.csr_array(Y).toarray().astype(bool)
         self.n_records, self.n_labels = self.truth.shape
         self.count = np.count_nonzero(self.truth, axis=0).astype(np.int64)
-        self._tails = None
 
     def prefix_counts(self, kept, tails):
         """``(tp, fp)``, each (len(kept) + 1, n_labels) int64: row k counts the first k rules of ``kept``.
 
-        ``kept`` lists rule indices in increasing order.  A (record, label)
-        pair counts once, for the first rule that predicts it (the rule list
-        predicts the union of the tails that fire): one compiled pass over
-        the kept rules' pairs (:func:`corset._ext._selection.prefix_pair_counts`).
+        ``kept`` lists rule indices in increasing order; ``tails``: every
+        rule's tail as CSR ``(indptr, ids)``.  A (record, label) pair counts
+        once, for the first rule that predicts it (the rule list predicts the
+        union of the tails that fire): one compiled pass over the kept rules'
+        pairs (:func:`corset._ext._selection.prefix_pair_counts`).
         """
         from .._ext import _selection
 
-        if self._tails is None:   # the rules' tails as CSR, once
-            indptr = np.zeros(len(tails) + 1, dtype=np.int64)
-            np.cumsum([len(t) for t in tails], out=indptr[1:])
-            ids = np.fromiter((k for t in tails for k in t), dtype=np.int32, count=int(indptr[-1]))
-            self._tails = indptr, ids
-        return _selection.prefix_pair_counts(self.fired_indptr, self.fired_ids, *self._tails,
+        return _selection.prefix_pair_counts(self.fired_indptr, self.fired_ids, *tails,
                                              self.truth.view(np.uint8), np.asarray(kept, dtype=np.int64))
 
 
@@ -456,13 +451,14 @@ def _prefix_curves(model, X_fit, Y_fit, X, Y, min_matched):
     fire is computed once for every threshold.
     """
     from .._ext import _selection
+    from ..rules._check import _rules_to_csr
 
     # A fold fit kept its training and held-out records' BinaryData (in its held-out stop).
     patience = getattr(model, "_held_out_patience", None)
     fit_data = getattr(getattr(patience, "fit_path", None), "data", None)
     held_data = patience.held_out if fit_data is not None else None
     fit, held_out = _PrefixState(model, X_fit, Y_fit, fit_data), _PrefixState(model, X, Y, held_data)
-    tails = [rule.tail for rule in model.rules_]
+    tails = _rules_to_csr([((), rule.tail) for rule in model.rules_])[2:]   # read by both states
     done = {}   # the rules a threshold keeps -> their curve (thresholds often keep the same rules)
     out = []
     for threshold in min_matched:
