@@ -1,4 +1,4 @@
-"""Shared helpers of the asv benchmarks: where the data is, and loading it once.
+"""Shared helpers of the asv benchmarks: where the data is, loading it once, and how whole fits are timed.
 
 The MULAN files are read from ``$CORSET_DATA`` or, failing that, from
 ``../shared/data`` beside the repository this file was taken from.  When the
@@ -10,6 +10,17 @@ import os
 from pathlib import Path
 
 SEED = 0
+
+
+class WholeFitTiming:
+    """asv's settings for benchmarks whose every sample is one whole fit or prediction (seconds each):
+    one call per sample, up to five samples within a minute, no warm-up.  A suite sets its own
+    ``timeout`` (and ``repeat`` where its samples are longer)."""
+
+    number = 1
+    repeat = (1, 5, 60.0)
+    rounds = 1
+    warmup_time = 0
 
 
 def data_home():

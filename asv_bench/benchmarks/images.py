@@ -14,7 +14,7 @@ MULAN sets is.
 """
 import numpy as np
 
-from .common import SEED
+from .common import SEED, WholeFitTiming
 
 LABELS = {"even": (0, 2, 4, 6, 8), "prime": (2, 3, 5, 7), "ge5": (5, 6, 7, 8, 9), "loop": (0, 6, 8, 9),
           "straight": (1, 4, 7), "curved": (0, 2, 3, 5, 6, 8, 9)}
@@ -31,14 +31,10 @@ def digit_labels():
     return digits.data[train], Y[train], digits.data[test], Y[test]
 
 
-class DigitImages:
+class DigitImages(WholeFitTiming):
     """A default fit on real image features whose labels the digit determines."""
 
     timeout = 600
-    number = 1
-    repeat = (1, 5, 60.0)
-    rounds = 1
-    warmup_time = 0
 
     def setup_cache(self):
         from sklearn.metrics import f1_score

@@ -14,7 +14,7 @@ micro-F1 and sizes are pickled by asv and shared by every benchmark of the
 class); the ``track_`` functions only read them.  The defaults are used as
 they are.
 """
-from .common import SEED, binarized_benchmark, require_data
+from .common import SEED, WholeFitTiming, binarized_benchmark, require_data
 
 DATASETS = ["emotions", "medical", "enron", "bibtex"]
 
@@ -33,7 +33,7 @@ def fit_default(X, Y):
     return CorsetClassifier(**kwargs).fit(X, Y), kwargs
 
 
-class CorsetClassifierBenchmarks:
+class CorsetClassifierBenchmarks(WholeFitTiming):
     """Fit, predict, peak memory and quality of the default classifier."""
 
     params = DATASETS
@@ -41,10 +41,6 @@ class CorsetClassifierBenchmarks:
     # setup_cache fits all four datasets (a few seconds in all); each timed
     # fit is one call, a few samples.
     timeout = 1800
-    number = 1
-    repeat = (1, 5, 60.0)
-    rounds = 1
-    warmup_time = 0
 
     def setup_cache(self):
         require_data()

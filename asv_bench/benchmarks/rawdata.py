@@ -11,7 +11,7 @@ nominal ones as Categorical, sparse files as sparse DataFrames); the default
   number of rules of that model, so that speed work cannot silently cost
   accuracy or conciseness.
 """
-from .common import SEED, require_data
+from .common import SEED, WholeFitTiming, require_data
 
 DATASETS = ["emotions", "birds", "medical", "enron"]
 
@@ -24,16 +24,12 @@ def _load(name):
             load_benchmark(name, "test", data_home=home, as_frame=True))
 
 
-class RawDataBenchmarks:
+class RawDataBenchmarks(WholeFitTiming):
     """Fit from raw features, its peak memory, and the quality it reaches."""
 
     params = DATASETS
     param_names = ["dataset"]
     timeout = 1800
-    number = 1
-    repeat = (1, 5, 60.0)
-    rounds = 1
-    warmup_time = 0
 
     def setup_cache(self):
         from sklearn.metrics import f1_score

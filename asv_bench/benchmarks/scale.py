@@ -26,8 +26,9 @@ is the peak resident set of the benchmark's process, so it includes the data
 (about 420 MB with the imports, see ``asv_bench/scale.py``, which prints the
 data's share apart) and, for ``peakmem_predict``, the fitted model.
 """
+from .common import SEED, WholeFitTiming
+
 N_RECORDS = 10**6
-SEED = 0
 
 
 N_HELD_OUT = 10**5
@@ -40,15 +41,12 @@ def _data(n_records=N_RECORDS):
     return data.X, data.Y
 
 
-class SyntheticMillion:
+class SyntheticMillion(WholeFitTiming):
     """Fit and predict of the default classifier on 10^6 synthetic records."""
 
     # Generous: a fit took over 30 s before the scale work, and a shared machine is slower.
     timeout = 1800
-    number = 1
-    repeat = (1, 3, 120.0)
-    rounds = 1
-    warmup_time = 0
+    repeat = (1, 3, 120.0)   # up to three samples: each is a fit of 10^6 records
 
     def setup_cache(self):
         from corset.model import CorsetClassifier

@@ -19,7 +19,7 @@ The default ``binarizer="auto"`` also fits the five-cut binarization in its
 cross-validation (243,000 items here) and takes minutes on this data: it is
 not timed here.
 """
-from .common import SEED
+from .common import SEED, WholeFitTiming
 
 N_RECORDS, N_FEATURES, N_LABELS = 2000, 47236, 101
 
@@ -37,14 +37,10 @@ def _data():
     return sp.csr_array(X), Y
 
 
-class WideSparse:
+class WideSparse(WholeFitTiming):
     """Binarization and fit on text-like sparse data."""
 
     timeout = 600
-    number = 1
-    repeat = (1, 5, 60.0)
-    rounds = 1
-    warmup_time = 0
 
     def setup_cache(self):
         return _data()
