@@ -547,8 +547,11 @@ class _HeldOutPatience(StoppingCriterion):
         if self.default_rule and len(self.scores) < self.n_rules:   # len(scores): the rules so far
             default = default_tail_from_counts(fit.data.label_counts, fit.label_tp,
                                                fit.label_predicted - fit.label_tp, fit.data.n_records)[0]
-        return float(_micro_f1(*_totals(held.data.label_counts, held.data.n_records, held.label_tp,
-                                        held.label_predicted - held.label_tp, default)))
+        tp, fp, fn = _totals(held.data.label_counts, held.data.n_records, held.label_tp,
+                             held.label_predicted - held.label_tp, default)
+        # _micro_f1 of one triple of ints, in Python (exact integers: the same double).
+        denominator = 2 * tp + fp + fn
+        return 2.0 * tp / denominator if denominator > 0 else 0.0
 
     def after_adding(self, step):
         self.fit_path.add(*step.rule)

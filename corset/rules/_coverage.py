@@ -127,11 +127,21 @@ class Coverage:
             support = data.rule_support(head, tail_ids)
         else:
             support = _check_support(support, data.n_records)
-        area = _coverage.cover(self._y_indptr, self._y_ids, support, tail_ids, float(accuracy), self.covered_padded,
+        return self._cover(head, tail, tail_ids, support, float(accuracy))
+
+    def _cover(self, head, tail, tail_ids, support, accuracy):
+        """:meth:`add` of a rule whose parts are known valid: ``head`` and ``tail`` canonical tuples,
+        ``tail_ids`` the tail as a contiguous int32 array and ``support`` its D[R] (contiguous int32,
+        strictly increasing, in range), ``accuracy`` a float.
+
+        The greedy selection adds rules from the support kernels' output (checked when the pool
+        was built), once per step: the checks of :meth:`add` would only repeat them.
+        """
+        area = _coverage.cover(self._y_indptr, self._y_ids, support, tail_ids, accuracy, self.covered_padded,
                                self.best_accuracy, self.n_uncovered)
         if self._credit is not None:
             labels = self.data.label_records
-            _coverage.cover_by_label(labels.indptr, labels.ids, support, tail_ids, float(accuracy), self._credit)
+            _coverage.cover_by_label(labels.indptr, labels.ids, support, tail_ids, accuracy, self._credit)
         self.rules.append((head, tail))
         self._supports.append(support.copy())
         return int(area)

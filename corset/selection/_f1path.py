@@ -65,7 +65,8 @@ class MicroF1Path:
 
     def add(self, head, tail):
         """Add rule ``head -> tail``; returns the micro-F1 of the rule set with it."""
-        rows = self.data.head_support(np.asarray(head, dtype=np.int32))
+        # check_ids inside takes a canonical tuple (the selection's rules) as it is.
+        rows = self.data.head_support(head)
         labels = self.data.label_records
         new, hits = _intersect.add_predictions(self.predicted, rows, np.asarray(tail, dtype=np.int32),
                                                labels.indptr, labels.ids, self.label_tp, self.label_predicted)

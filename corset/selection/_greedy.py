@@ -43,6 +43,7 @@ import numpy as np
 from .._ext import _selection
 from .._ext._rule_registry import RuleRegistry
 from .._ext._store import RuleStore
+from .._ext._typedefs import INDEX_DTYPE
 from .._validation import check_positive_int
 from ..binarydata import BinaryData
 from ._stopping import BestTrainingF1, RuleBudget, ShareTolerance, StepInfo, check_stopping_criteria, check_tol
@@ -149,6 +150,15 @@ class _Growing:
         self.data[self.size:end] = values
         self.size = end
 
+    def append_one(self, value):
+        """Append one value (the greedy loop adds one rule's statistics per step)."""
+        if self.size == self.data.shape[0]:
+            grown = np.zeros(2 * self.data.shape[0], dtype=self.data.dtype)
+            grown[:self.size] = self.data
+            self.data = grown
+        self.data[self.size] = value
+        self.size += 1
+
     @property
     def view(self):
         return self.data[:self.size]
@@ -166,6 +176,11 @@ class _GrowingCSR:
         indptr = indptr if rows is None else indptr[rows.start:rows.stop + 1]
         self.indptr.append(indptr[1:] - indptr[0] + self.ids.size)
         self.ids.append(ids[indptr[0]:indptr[-1]])
+
+    def append_row(self, ids):
+        """Append one row, the 1-D array ``ids``."""
+        self.ids.append(ids)
+        self.indptr.append_one(self.ids.size)
 
     def arrays(self, start=0):
         """``(indptr, ids)`` of the rows from ``start`` on: views, the offsets into all ids."""
@@ -214,16 +229,21 @@ class _State:
         return area / n if n else 0.0
 
     def add(self, stats, index, gain, area):
-        rule = stats.rule(index)
-        new = self.coverage.add(*rule, support=stats.support(index), accuracy=float(stats.accuracy[index]))
+        rule = stats.rule(index)   # checks index
+        head_ids, support, tail_ids = (ids[indptr[index]:indptr[index + 1]] for indptr, ids in (
+            (stats.head_indptr, stats.head_ids), (stats.support_indptr, stats.support_ids),
+            (stats.tail_indptr, stats.tail_ids)))
+        # The rule and its D[R] come from the support kernels (canonical, sorted, in range):
+        # Coverage.add's checks would repeat the pool's.
+        new = self.coverage._cover(*rule, np.ascontiguousarray(tail_ids, dtype=INDEX_DTYPE),
+                                   np.ascontiguousarray(support, dtype=INDEX_DTYPE), float(stats.accuracy[index]))
         # The kernel's area and the update must agree: both read the same flags.
         assert new == area, (new, area)
-        row = slice(index, index + 1)
-        self._heads.append(stats.head_indptr, stats.head_ids, row)
-        self._supports.append(stats.support_indptr, stats.support_ids, row)
-        self._tails.append(stats.tail_indptr, stats.tail_ids, row)
+        self._heads.append_row(head_ids)
+        self._supports.append_row(support)
+        self._tails.append_row(tail_ids)
         for name, column in self._columns.items():
-            column.append(getattr(stats, name)[row])
+            column.append_one(getattr(stats, name)[index])
         self.gains.append(float(gain))
         self.areas.append(int(area))
         self.shares.append(self.share(int(area)))
