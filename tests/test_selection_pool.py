@@ -242,10 +242,10 @@ def test_candidate_store_gives_the_same_selection(synthetic, monkeypatch, store_
             self.chosen_numbers, self.returned = [], []
             stores.append(self)
 
-        def _add(self, state, arrays, numbers, flags, rows):
+        def _add(self, arrays, numbers, flags, rows):
             # Chosen rules evicted since, stored again (their eligibility must stay cleared).
             self.returned += [n for n in numbers[rows].tolist() if n in self.chosen_numbers]
-            super()._add(state, arrays, numbers, flags, rows)
+            super()._add(arrays, numbers, flags, rows)
 
         def chose(self, state, number):
             self.chosen_numbers.append(number)

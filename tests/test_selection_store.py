@@ -71,21 +71,58 @@ def _check(store, model):
     assert store.eligible_at(slots).tolist() == [r["eligible"] for r in expected]
 
 
+def _distance(a, b):
+    """Jaccard distance of cov(A) = D[A] x T_A and cov(B) (rows with "support" and "tail"), as the kernel
+    computes it: 1 - |∩| / |∪| in doubles, 0 for two empty coverages, 1 for one."""
+    size_a, size_b = len(a["support"]) * len(a["tail"]), len(b["support"]) * len(b["tail"])
+    if size_a == 0 and size_b == 0:
+        return 0.0
+    labels = len(set(a["tail"]) & set(b["tail"]))
+    if size_a == 0 or size_b == 0 or labels == 0:
+        return 1.0
+    inter = len(set(a["support"]) & set(b["support"])) * labels
+    return 1.0 - float(inter) / float(size_a + size_b - inter)
+
+
+def _catch_up(store, model, chosen, slots):
+    """RuleStore.catch_up, and the same on the model: each eligible row of ``slots`` adds the distances
+    to the chosen rules its sum lacks, in order."""
+    support_indptr, support_ids = _csr([r["support"] for r in chosen])
+    tail_indptr, tail_ids = _csr([r["tail"] for r in chosen])
+    store.catch_up(np.asarray(slots, dtype=np.int64), support_indptr, support_ids, tail_indptr, tail_ids)
+    for s in slots:
+        row = model[s]
+        if row["eligible"]:
+            for rule in chosen[row["summed"]:]:
+                row["sums"] = row["sums"] + _distance(row, rule)
+            row["summed"] = len(chosen)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_store_follows_a_plain_model_through_random_calls(seed):
     rng = np.random.default_rng(seed)
     store, model, next_number = RuleStore(), [], 0
+    chosen = []   # the rules whose distances catch_up adds (a list that only grows)
     _check(store, model)
-    for _ in range(60):
-        action = rng.choice(["append", "bounds", "chose", "keep", "sums"], p=[0.35, 0.2, 0.15, 0.15, 0.15])
+    for _ in range(80):
+        action = rng.choice(["append", "bounds", "chose", "keep", "sums", "catch_up"],
+                            p=[0.3, 0.15, 0.15, 0.1, 0.1, 0.2])
         if action == "append":
             # New numbers, not in order, some far beyond the ones seen (the slot map grows).
             count = int(rng.integers(0, 5))
             numbers = next_number + rng.permutation(count) * int(rng.integers(1, 4))
             next_number += 4 * count + 1
             rows = _random_rows(rng, numbers)
+            for row in rows:
+                row["summed"] = 0   # a new row's sum holds no chosen rule's distance
             _append(store, rows)
             model += rows
+        elif action == "catch_up":
+            # Zero to three more chosen rules (some sharing records and labels with the rows), then a
+            # pool's slots, in any order.
+            chosen += _random_rows(rng, range(int(rng.integers(0, 4))))
+            slots = rng.permutation(len(model))[:int(rng.integers(0, len(model) + 1))].tolist()
+            _catch_up(store, model, chosen, slots)
         elif action == "bounds" and model:
             slots = rng.choice(len(model), size=rng.integers(1, len(model) + 1), replace=False).astype(np.int64)
             q, area = rng.random(slots.size), rng.integers(0, 1000, slots.size).astype(np.int64)
@@ -110,12 +147,18 @@ def test_store_follows_a_plain_model_through_random_calls(seed):
             store.keep(np.array(keep, dtype=np.int64))
             model = [r for r in model if r["number"] in keep]
         _check(store, model)
+    # Every row brought up to date: each sum holds each chosen rule's distance once (an evicted and
+    # kept row kept its count).
+    _catch_up(store, model, chosen, list(range(len(model))))
+    _check(store, model)
 
 
 def test_store_refuses_what_it_cannot_hold():
     store = RuleStore()
     i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
     rows = _random_rows(np.random.default_rng(0), [3, 1])
+    for row in rows:
+        row["eligible"] = 1   # catch_up below updates eligible rows only
     _append(store, rows)
     with pytest.raises(ValueError, match="stored already"):
         _append(store, _random_rows(np.random.default_rng(1), [1]))
@@ -134,6 +177,20 @@ def test_store_refuses_what_it_cannot_hold():
     with pytest.raises(ValueError, match="head_counts must have 1"):
         store.append(i64(9), support_indptr, support_ids, support_indptr, support_ids, i64(), i64(1),
                      np.zeros(1), np.zeros(1), np.zeros(1), np.ones(1, dtype=np.uint8), np.zeros(1))
+    chosen = _csr([[1, 2], [3]]), _csr([[0], [1, 2]])
+    store.catch_up(i64(0, 1), *chosen[0], *chosen[1])
+    with pytest.raises(ValueError, match="more than the 1 given"):
+        store.catch_up(i64(0, 1), *_csr([[1, 2]]), *_csr([[0]]))
+    with pytest.raises(ValueError, match="same number of rules"):
+        store.catch_up(i64(0), *_csr([[1, 2]]), *chosen[1])
+    with pytest.raises(ValueError, match="outside their ids"):
+        store.catch_up(i64(0), i64(0, 5), support_ids, *_csr([[0]]))
+    with pytest.raises(IndexError, match="outside"):
+        store.catch_up(i64(7), *chosen[0], *chosen[1])
+    for row in rows:
+        if row["eligible"]:
+            row["sums"] = row["sums"] + _distance(row, {"support": [1, 2], "tail": [0]}) + \
+                _distance(row, {"support": [3], "tail": [1, 2]})
     with pytest.raises(ValueError, match="whole CSRs"):
         store.append(i64(9), i64(0, 2), support_ids, support_indptr, support_ids, i64(1), i64(1),
                      np.zeros(1), np.zeros(1), np.zeros(1), np.ones(1, dtype=np.uint8), np.zeros(1))

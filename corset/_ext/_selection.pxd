@@ -5,10 +5,20 @@
 # never materialised.  Label occurrences (i, k) are addressed by their
 # position in the CSR of Y: ``y_indptr[i]`` + the rank of k among record i's
 # labels, so coverage state is a flat array aligned with ``Y.indices``.
-from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, int64_t, float64_t
+from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, uint64_t, int64_t, float64_t
 
 
 cdef float64_t jaccard_distance_ptr(const index_t* support_a, Py_ssize_t n_support_a,
                                     const index_t* tail_a, Py_ssize_t n_tail_a,
                                     const index_t* support_b, Py_ssize_t n_support_b,
                                     const index_t* tail_b, Py_ssize_t n_tail_b) noexcept nogil
+
+
+cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support_ids,
+                             const ptr_t* tail_indptr, const index_t* tail_ids,
+                             const uint8_t* eligible, Py_ssize_t n_todo, const int64_t* todo,
+                             const int64_t* start,
+                             const ptr_t* chosen_support_indptr, const index_t* chosen_support_ids,
+                             const ptr_t* chosen_tail_indptr, const index_t* chosen_tail_ids,
+                             Py_ssize_t first_chosen, Py_ssize_t n_chosen, float64_t* sums,
+                             uint64_t* bits) noexcept nogil

@@ -433,7 +433,26 @@ cdef void _add_distance_sums_core(const ptr_t* support_indptr, const index_t* su
                                   const ptr_t* chosen_support_indptr, const index_t* chosen_support_ids,
                                   const ptr_t* chosen_tail_indptr, const index_t* chosen_tail_ids,
                                   Py_ssize_t n_chosen, float64_t* sums, uint64_t* bits) noexcept nogil:
-    """sums[c] += Σ_j d(c, chosen j), j in order, for every eligible candidate c.
+    """sums[c] += Σ_j d(c, chosen j), j in order, for every eligible candidate c."""
+    distance_sums_core(support_indptr, support_ids, tail_indptr, tail_ids, eligible, n_candidates, NULL, NULL,
+                       chosen_support_indptr, chosen_support_ids, chosen_tail_indptr, chosen_tail_ids, 0, n_chosen,
+                       sums, bits)
+
+
+cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support_ids,
+                             const ptr_t* tail_indptr, const index_t* tail_ids,
+                             const uint8_t* eligible, Py_ssize_t n_todo, const int64_t* todo,
+                             const int64_t* start,
+                             const ptr_t* chosen_support_indptr, const index_t* chosen_support_ids,
+                             const ptr_t* chosen_tail_indptr, const index_t* chosen_tail_ids,
+                             Py_ssize_t first_chosen, Py_ssize_t n_chosen, float64_t* sums,
+                             uint64_t* bits) noexcept nogil:
+    """sums[c] += d(c, chosen j) for j = start[c], ..., n_chosen - 1 in order, for every eligible c.
+
+    The candidates c are ``todo[0 .. n_todo)`` (rows of the candidate CSR),
+    or every row ``0 .. n_todo)`` when ``todo`` is NULL; ``start[c]`` is the
+    first chosen rule c's sum lacks (``first_chosen`` for all when ``start``
+    is NULL; every start is at least ``first_chosen``).
 
     The chosen rules are taken one at a time (each sum still receives its
     distances in the order of j, so the same floating-point values): D[R_j]
@@ -444,14 +463,14 @@ cdef void _add_distance_sums_core(const ptr_t* support_indptr, const index_t* su
     both lists, unless D[R_j] is so much shorter that galloping through
     D[c] is cheaper.
     """
-    cdef Py_ssize_t c, j, p
+    cdef Py_ssize_t c, j, p, t
     cdef const index_t* sj
     cdef const index_t* tj
     cdef const index_t* sc
     cdef Py_ssize_t n_sj, n_tj, n_sc, n_tc
     cdef int64_t size_c, size_j, shared_labels, shared_records
     cdef bint written
-    for j in range(n_chosen):
+    for j in range(first_chosen, n_chosen):
         sj = chosen_support_ids + chosen_support_indptr[j]
         n_sj = chosen_support_indptr[j + 1] - chosen_support_indptr[j]
         tj = chosen_tail_ids + chosen_tail_indptr[j]
@@ -461,8 +480,9 @@ cdef void _add_distance_sums_core(const ptr_t* support_indptr, const index_t* su
         # no label with any candidate of a pool's new rules (10^6 synthetic records: 46% of the
         # bits were ever read).
         written = False
-        for c in range(n_candidates):
-            if not eligible[c]:
+        for t in range(n_todo):
+            c = todo[t] if todo != NULL else t
+            if not eligible[c] or (start != NULL and start[c] > j):
                 continue
             sc = support_ids + support_indptr[c]
             n_sc = support_indptr[c + 1] - support_indptr[c]

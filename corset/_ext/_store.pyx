@@ -14,12 +14,13 @@ A step reads its pool's rows in one pass (:meth:`RuleStore.gather`) and
 stores its new rules in one pass (:meth:`RuleStore.append`), where a store
 of growing numpy arrays took a few dozen numpy calls per step (the greedy
 bookkeeping of a step on the small benchmark sets is a fraction of a
-millisecond, so those calls were a large part of it).  The values are
-copied, never computed here: the statistics of a new rule and its first
-distance sums come from the selection's own kernels, so a stored value is
-the same double as one computed afresh.
+millisecond, so those calls were a large part of it).  The statistics of
+a new rule are copied, never computed here; the distance sums are brought
+up to date for the rules a pool reads (:meth:`RuleStore.catch_up`), with
+the selection's own distance kernel and in the order the rules were
+chosen, so a stored value is the same double as one computed afresh.
 
-Memory: per stored rule, 8 int64 or float64 words, a byte, and its support
+Memory: per stored rule, 9 int64 or float64 words, a byte, and its support
 and tail ids (int32).  What to evict and when is the caller's choice
 (:meth:`RuleStore.keep`, ``corset.selection._greedy._CandidateStore``).
 """
@@ -30,7 +31,8 @@ from corset._ext._csr_rows import gather_rows
 from libc.stdint cimport int64_t, uint8_t
 from libc.string cimport memcpy
 
-from corset._ext._typedefs cimport index_t, ptr_t, float64_t
+from corset._ext._selection cimport distance_sums_core
+from corset._ext._typedefs cimport index_t, ptr_t, float64_t, uint64_t
 
 # Gain bounds of a rule never evaluated (its first evaluation is exact).
 cdef float64_t NO_Q_BOUND = np.inf
@@ -76,10 +78,13 @@ cdef class RuleStore:
     cdef object _head_counts, _tail_counts, _area_bound     # int64
     cdef object _precision, _base_rate, _accuracy, _sums, _q_bound   # float64
     cdef object _eligible       # uint8: intrinsic eligibility, cleared once chosen
+    cdef object _summed         # int64, per slot: how many chosen rules its distance sum holds
+    cdef object _bits           # uint64 scratch of catch_up (all zero between calls)
     cdef Py_ssize_t _size
 
     def __init__(self):
         self._slot = np.zeros(0, dtype=np.int64)
+        self._bits = np.zeros(1, dtype=np.uint64)
         self._empty()
 
     def _empty(self):
@@ -93,6 +98,7 @@ cdef class RuleStore:
         self._precision, self._base_rate, self._accuracy, self._sums, self._q_bound = (
             np.zeros(0, dtype=f64) for _ in range(5))
         self._eligible = np.zeros(0, dtype=np.uint8)
+        self._summed = np.zeros(0, dtype=i64)
         self._size = 0
 
     @property
@@ -133,14 +139,17 @@ cdef class RuleStore:
         gain bounds start unknown (the first evaluation is exact).
         """
         cdef Py_ssize_t m = numbers.shape[0], i, first = self._size
-        for name, array in (("support_indptr", support_indptr), ("tail_indptr", tail_indptr)):
-            if array.shape[0] != m + 1:
-                raise ValueError(f"{name} must have {m + 1} entries; got {array.shape[0]}")
-        for name, array in (("head_counts", head_counts), ("tail_counts", tail_counts), ("precision", precision),
-                            ("base_rate", base_rate), ("accuracy", accuracy), ("eligible", eligible),
-                            ("sums", sums)):
-            if array.shape[0] != m:
-                raise ValueError(f"{name} must have {m} entries; got {array.shape[0]}")
+        # Shapes checked on the typed views (a tuple of them would build a Python object per view).
+        if support_indptr.shape[0] != m + 1:
+            raise ValueError(f"support_indptr must have {m + 1} entries; got {support_indptr.shape[0]}")
+        if tail_indptr.shape[0] != m + 1:
+            raise ValueError(f"tail_indptr must have {m + 1} entries; got {tail_indptr.shape[0]}")
+        cdef Py_ssize_t[7] sizes = [head_counts.shape[0], tail_counts.shape[0], precision.shape[0],
+                                    base_rate.shape[0], accuracy.shape[0], eligible.shape[0], sums.shape[0]]
+        for i in range(7):
+            if sizes[i] != m:
+                name = ("head_counts", "tail_counts", "precision", "base_rate", "accuracy", "eligible", "sums")[i]
+                raise ValueError(f"{name} must have {m} entries; got {sizes[i]}")
         if support_indptr[0] != 0 or support_indptr[m] != support_ids.shape[0] or tail_indptr[0] != 0 \
                 or tail_indptr[m] != tail_ids.shape[0]:
             raise ValueError("the supports and tails must be whole CSRs (offsets from 0 to their ids' size)")
@@ -162,7 +171,8 @@ cdef class RuleStore:
         self._sums = _grown(self._sums, first + m)
         self._q_bound = _grown(self._q_bound, first + m)
         self._eligible = _grown(self._eligible, first + m)
-        cdef int64_t[::1] slot = self._slot, nums = self._numbers
+        self._summed = _grown(self._summed, first + m)
+        cdef int64_t[::1] slot = self._slot, nums = self._numbers, sm = self._summed
         cdef int64_t[::1] sp = self._support_indptr, tp = self._tail_indptr
         cdef index_t[::1] si = self._support_ids, ti = self._tail_ids
         cdef int64_t[::1] hc = self._head_counts, tc = self._tail_counts, ab = self._area_bound
@@ -188,6 +198,7 @@ cdef class RuleStore:
                 su[first + i] = sums[i]
                 qb[first + i] = NO_Q_BOUND
                 ab[first + i] = NO_AREA_BOUND
+                sm[first + i] = 0
         self._size = first + m
 
     cdef int _check_slots(self, const int64_t[::1] slots) except -1:
@@ -254,6 +265,67 @@ cdef class RuleStore:
                 qb[slots[i]] = q_bound[i]
                 ab[slots[i]] = area_bound[i]
 
+    def catch_up(self, const int64_t[::1] slots, const ptr_t[::1] chosen_support_indptr,
+                 const index_t[::1] chosen_support_ids, const ptr_t[::1] chosen_tail_indptr,
+                 const index_t[::1] chosen_tail_ids):
+        """Bring the distance sums of the eligible rules ``slots`` up to the chosen rules given.
+
+        ``chosen_*``: D[R_j] and T_j of every chosen rule so far, in order
+        (CSR).  A stored rule's sum Σ_j d(R, R_j) receives the distances to
+        the chosen rules it does not hold yet, in the order of j, so it is
+        the same double as a sum grown after every selection; only the rules
+        of a pool are read, so only they are brought up to date (most stored
+        rules never come back), and each distance is computed once.  A
+        chosen rule must not be removed from the list later.
+        """
+        self._check_slots(slots)
+        cdef Py_ssize_t n_chosen = chosen_support_indptr.shape[0] - 1, m = slots.shape[0], i
+        if chosen_tail_indptr.shape[0] != n_chosen + 1:
+            raise ValueError("catch_up: the chosen supports and tails must hold the same number of rules")
+        if n_chosen <= 0 or m == 0:
+            return
+        if chosen_support_indptr[0] != 0 or chosen_support_indptr[n_chosen] > chosen_support_ids.shape[0] \
+                or chosen_tail_indptr[0] != 0 or chosen_tail_indptr[n_chosen] > chosen_tail_ids.shape[0]:
+            raise ValueError("catch_up: the chosen rules' offsets point outside their ids")
+        cdef int64_t[::1] sm = self._summed
+        cdef const uint8_t[::1] el = self._eligible
+        cdef const int64_t[::1] sp = self._support_indptr, tp = self._tail_indptr
+        cdef const index_t[::1] si = self._support_ids, ti = self._tail_ids
+        cdef int64_t first = n_chosen, s
+        cdef index_t top = 0
+        cdef Py_ssize_t j, k = 0
+        todo = np.empty(m, dtype=np.int64)
+        cdef int64_t[::1] td = todo
+        for i in range(m):
+            s = slots[i]
+            if sm[s] > n_chosen:
+                raise ValueError(f"catch_up: slot {s} holds {sm[s]} chosen rules' distances, more than the "
+                                 f"{n_chosen} given")
+            if el[s] and sm[s] < n_chosen:
+                td[k] = s
+                k += 1
+                first = min(first, sm[s])
+                if sp[s + 1] > sp[s]:
+                    top = max(top, si[sp[s + 1] - 1])
+        if k == 0:
+            return
+        # The bitset covers every record id of the candidates and of the chosen rules (sorted rows).
+        for j in range(first, n_chosen):
+            if chosen_support_indptr[j + 1] > chosen_support_indptr[j]:
+                top = max(top, chosen_support_ids[chosen_support_indptr[j + 1] - 1])
+        if self._bits.shape[0] < top // 64 + 1:
+            self._bits = np.zeros(top // 64 + 1, dtype=np.uint64)
+        cdef uint64_t[::1] bits = self._bits
+        cdef float64_t[::1] su = self._sums
+        with nogil:
+            distance_sums_core(&sp[0], &si[0] if si.shape[0] else NULL, &tp[0], &ti[0] if ti.shape[0] else NULL,
+                               &el[0], k, &td[0], &sm[0], &chosen_support_indptr[0],
+                               &chosen_support_ids[0] if chosen_support_ids.shape[0] else NULL,
+                               &chosen_tail_indptr[0], &chosen_tail_ids[0] if chosen_tail_ids.shape[0] else NULL,
+                               first, n_chosen, &su[0], &bits[0])
+            for i in range(k):
+                sm[td[i]] = n_chosen
+
     def eligible_at(self, const int64_t[::1] slots):
         """The eligibility of the rules ``slots`` (a copy, uint8)."""
         self._check_slots(slots)
@@ -285,8 +357,10 @@ cdef class RuleStore:
         (sup_indptr, sup_ids, head_counts, tail_counts, precision, base_rate, accuracy, sums, eligible, q_bound,
          area_bound) = self.gather(slots)
         tail_indptr, tail_ids = gather_rows(self._tail_indptr[:n + 1], self._tail_ids, slots)
+        summed = self._summed[slots]
         self._slot[self._numbers[:n]] = 0
         self._empty()
         self.append(numbers_kept, sup_indptr, sup_ids, tail_indptr, tail_ids, head_counts, tail_counts, precision,
                     base_rate, accuracy, eligible, sums)
         self.set_bounds(np.arange(slots.size, dtype=np.int64), q_bound, area_bound)
+        self._summed[:slots.size] = summed

@@ -284,12 +284,14 @@ class _CandidateStore:
     rules (enron: about 3,000 distinct rules among 74,500 draws), and a
     rule's D[R], a(R) and eligibility never change during a run.  They are
     computed once, when the rule first appears.  Its sum of distances to
-    the chosen rules, Σ_j d(R, R_j), is computed against every chosen rule
-    when it first appears and then grows by d(R, R_new) after each
-    selection, over every stored eligible rule: the same additions in the
-    same order as recomputing the sum for each fresh pool, so the same
-    floating-point value, for O(distinct rules) distances per step instead
-    of O(pool size · |ℛ|).
+    the chosen rules, Σ_j d(R, R_j), is kept with the number of chosen
+    rules it holds, and a pool brings its own rules' sums up to date
+    (:meth:`~corset._ext._store.RuleStore.catch_up`): the distances to the
+    rules chosen since, in the order they were chosen.  These are the same
+    additions in the same order as recomputing the sum for each fresh
+    pool, so the same floating-point value, and each distance is computed
+    once: O(pool size) distances per step instead of O(pool size · |ℛ|),
+    and none for the stored rules that no later pool draws again.
 
     The stored supports take at most ``max_bytes``.  A pool whose new rules
     would pass it first evicts every stored rule that is not in the pool
@@ -328,10 +330,13 @@ class _CandidateStore:
         slots = self.rules.slots(numbers)
         missing = np.flatnonzero(slots < 0)
         if missing.size:
-            self._add(state, arrays, numbers, flags, missing)
+            self._add(arrays, numbers, flags, missing)
             if not self.active:
                 return None
             slots = self.rules.slots(numbers)
+        if self.lam > 0 and len(state):
+            # Only the pool's sums are read: they receive the distances to the rules chosen since.
+            self.rules.catch_up(slots, *state.chosen_csr())
         (support_indptr, support_ids, head_counts, tail_counts, precision, base_rate, accuracy, sums, eligible,
          q_bound, area_bound) = self.rules.gather(slots)
         stats = RuleStatistics(None, arrays, support_indptr, support_ids, head_counts, tail_counts,
@@ -341,7 +346,7 @@ class _CandidateStore:
     def set_bounds(self, slots, q_bound, area_bound):
         self.rules.set_bounds(slots, q_bound, area_bound)
 
-    def _add(self, state, arrays, numbers, flags, rows):
+    def _add(self, arrays, numbers, flags, rows):
         """Store the pool's rules ``rows`` (not stored yet: new, or evicted since)."""
         stats = _statistics_from_csr(self.data, None, (*_gather_csr(*arrays[:2], rows),
                                                         *_gather_csr(*arrays[2:], rows)))
@@ -354,10 +359,8 @@ class _CandidateStore:
                 return
         eligible = _base_eligibility(stats, self.allow_empty_coverage, self.min_support)
         eligible[(flags[rows] & 2) != 0] = 0   # an evicted rule chosen since
+        # Its distance sum starts at 0 and receives every chosen rule's distance in pool().
         sums = np.zeros(len(stats), dtype=np.float64)
-        if self.lam > 0 and len(state):
-            _selection.add_distance_sums(stats.support_indptr, stats.support_ids, stats.tail_indptr,
-                                         stats.tail_ids, eligible, *state.chosen_csr(), sums)
         self.rules.append(numbers[rows], stats.support_indptr, stats.support_ids, stats.tail_indptr,
                           stats.tail_ids, stats.head_counts, stats.tail_counts, stats.precision, stats.base_rate,
                           stats.accuracy, eligible, sums)
@@ -368,14 +371,12 @@ class _CandidateStore:
         self.n_evictions += 1
 
     def chose(self, state, number):
-        """Rule ``number`` was selected: it is no longer eligible, and every sum grows by d(·, it)."""
+        """Rule ``number`` was selected: it is no longer eligible.  The sums of the stored rules grow by
+        d(·, it) when a pool next reads them (:meth:`RuleStore.catch_up`)."""
         if not self.active:
             return
         # Chosen from this step's pool, which pool() stored whole.
         self.rules.clear_eligible(number)
-        if self.lam > 0:
-            *stored, sums = self.rules.arrays()
-            _selection.add_distance_sums(*stored, *state.chosen_csr(len(state) - 1), sums)
 
 
 #: Memory for the supports kept by ``_CandidateStore`` (int32 record ids).
@@ -873,7 +874,10 @@ def greedy_selection(data, candidate_generator, *, n_rules=150, lam=1.0, quality
     the inverted index), ``O(Σ_R |D[R]|·(|T| + |L_D|))`` for the uncovered
     areas, and ``O(M·|ℛ|)`` Jaccard distances (a tail intersection, and a
     support intersection only when the tails share a label).  In round 2
-    the distance sums are incremental: ``O(M)`` distances per step.
+    the distance sums are incremental: ``O(M)`` distances per step, and
+    so are they in round 1 for the candidates a pool repeats (each stored
+    candidate's sum receives only the distances to the rules chosen since
+    a pool last read it).
     """
     _check_labels(data)
     n_rules, lam, quality, tol = _check_common(n_rules, lam, quality, tol, callback)
