@@ -81,11 +81,53 @@ cdef class RuleStore:
     cdef object _summed         # int64, per slot: how many chosen rules its distance sum holds
     cdef object _bits           # uint64 scratch of catch_up (all zero between calls)
     cdef Py_ssize_t _size
+    # Typed views of the arrays above, taken when an array is (re)allocated: a call then reads
+    # the store's own arrays without acquiring a buffer per array (a few thousand instructions
+    # each, many times the work of a small pool's loop).
+    cdef int64_t[::1] _v_slot, _v_numbers, _v_sp, _v_tp, _v_hc, _v_tc, _v_ab, _v_sm
+    cdef index_t[::1] _v_si, _v_ti
+    cdef float64_t[::1] _v_pr, _v_br, _v_ac, _v_su, _v_qb
+    cdef uint8_t[::1] _v_el
 
     def __init__(self):
         self._slot = np.zeros(0, dtype=np.int64)
+        self._v_slot = self._slot
         self._bits = np.zeros(1, dtype=np.uint64)
         self._empty()
+
+    cdef void _rows_views(self):
+        self._v_numbers, self._v_sp, self._v_tp = self._numbers, self._support_indptr, self._tail_indptr
+        self._v_hc, self._v_tc, self._v_ab, self._v_sm = (self._head_counts, self._tail_counts, self._area_bound,
+                                                          self._summed)
+        self._v_pr, self._v_br, self._v_ac, self._v_su, self._v_qb = (self._precision, self._base_rate,
+                                                                      self._accuracy, self._sums, self._q_bound)
+        self._v_el = self._eligible
+
+    cdef void _reserve(self, Py_ssize_t rows, Py_ssize_t n_support_ids, Py_ssize_t n_tail_ids):
+        """Room for ``rows`` slots and that many support and tail ids (arrays grown by doubling)."""
+        # Each array grows on its own need (_grown keeps an array with room): the offsets hold one
+        # entry more than the per-slot columns, and their capacities need not keep that lead.
+        if self._v_numbers.shape[0] < rows or self._v_sp.shape[0] < rows + 1 or self._v_tp.shape[0] < rows + 1:
+            self._numbers = _grown(self._numbers, rows)
+            self._support_indptr = _grown(self._support_indptr, rows + 1)
+            self._tail_indptr = _grown(self._tail_indptr, rows + 1)
+            self._head_counts = _grown(self._head_counts, rows)
+            self._tail_counts = _grown(self._tail_counts, rows)
+            self._area_bound = _grown(self._area_bound, rows)
+            self._precision = _grown(self._precision, rows)
+            self._base_rate = _grown(self._base_rate, rows)
+            self._accuracy = _grown(self._accuracy, rows)
+            self._sums = _grown(self._sums, rows)
+            self._q_bound = _grown(self._q_bound, rows)
+            self._eligible = _grown(self._eligible, rows)
+            self._summed = _grown(self._summed, rows)
+            self._rows_views()
+        if self._v_si.shape[0] < n_support_ids:
+            self._support_ids = _grown(self._support_ids, n_support_ids)
+            self._v_si = self._support_ids
+        if self._v_ti.shape[0] < n_tail_ids:
+            self._tail_ids = _grown(self._tail_ids, n_tail_ids)
+            self._v_ti = self._tail_ids
 
     def _empty(self):
         i64, f64 = np.int64, np.float64
@@ -100,6 +142,8 @@ cdef class RuleStore:
         self._eligible = np.zeros(0, dtype=np.uint8)
         self._summed = np.zeros(0, dtype=i64)
         self._size = 0
+        self._rows_views()
+        self._v_si, self._v_ti = self._support_ids, self._tail_ids
 
     @property
     def size(self):
@@ -109,7 +153,7 @@ cdef class RuleStore:
     @property
     def n_support_ids(self):
         """The record ids of the stored supports (the store's memory, in int32 words)."""
-        return int(self._support_indptr[self._size])
+        return int(self._v_sp[self._size])
 
     def slots(self, const int64_t[::1] numbers):
         """The slot of each registry number of ``numbers`` (-1: not stored), as int64."""
@@ -120,10 +164,12 @@ cdef class RuleStore:
                 raise IndexError(f"registry number {numbers[i]} is negative")
             if numbers[i] > top:
                 top = numbers[i]
-        self._slot = _grown(self._slot, top + 1)
+        if self._v_slot.shape[0] < top + 1:
+            self._slot = _grown(self._slot, top + 1)
+            self._v_slot = self._slot
         out = np.empty(n, dtype=np.int64)
         cdef int64_t[::1] o = out
-        cdef const int64_t[::1] slot = self._slot
+        cdef const int64_t[::1] slot = self._v_slot
         with nogil:
             for i in range(n):
                 o[i] = slot[numbers[i]] - 1
@@ -156,29 +202,15 @@ cdef class RuleStore:
         slots = self.slots(numbers)
         if m and slots.max() >= 0:
             raise ValueError("append: a rule of numbers is stored already")
-        cdef Py_ssize_t n_sup = self._support_indptr[first], n_tail = self._tail_indptr[first]
-        self._numbers = _grown(self._numbers, first + m)
-        self._support_indptr = _grown(self._support_indptr, first + m + 1)
-        self._tail_indptr = _grown(self._tail_indptr, first + m + 1)
-        self._support_ids = _grown(self._support_ids, n_sup + support_ids.shape[0])
-        self._tail_ids = _grown(self._tail_ids, n_tail + tail_ids.shape[0])
-        self._head_counts = _grown(self._head_counts, first + m)
-        self._tail_counts = _grown(self._tail_counts, first + m)
-        self._area_bound = _grown(self._area_bound, first + m)
-        self._precision = _grown(self._precision, first + m)
-        self._base_rate = _grown(self._base_rate, first + m)
-        self._accuracy = _grown(self._accuracy, first + m)
-        self._sums = _grown(self._sums, first + m)
-        self._q_bound = _grown(self._q_bound, first + m)
-        self._eligible = _grown(self._eligible, first + m)
-        self._summed = _grown(self._summed, first + m)
-        cdef int64_t[::1] slot = self._slot, nums = self._numbers, sm = self._summed
-        cdef int64_t[::1] sp = self._support_indptr, tp = self._tail_indptr
-        cdef index_t[::1] si = self._support_ids, ti = self._tail_ids
-        cdef int64_t[::1] hc = self._head_counts, tc = self._tail_counts, ab = self._area_bound
-        cdef float64_t[::1] pr = self._precision, br = self._base_rate, ac = self._accuracy
-        cdef float64_t[::1] su = self._sums, qb = self._q_bound
-        cdef uint8_t[::1] el = self._eligible
+        cdef Py_ssize_t n_sup = self._v_sp[first], n_tail = self._v_tp[first]
+        self._reserve(first + m, n_sup + support_ids.shape[0], n_tail + tail_ids.shape[0])
+        cdef int64_t[::1] slot = self._v_slot, nums = self._v_numbers, sm = self._v_sm
+        cdef int64_t[::1] sp = self._v_sp, tp = self._v_tp
+        cdef index_t[::1] si = self._v_si, ti = self._v_ti
+        cdef int64_t[::1] hc = self._v_hc, tc = self._v_tc, ab = self._v_ab
+        cdef float64_t[::1] pr = self._v_pr, br = self._v_br, ac = self._v_ac
+        cdef float64_t[::1] su = self._v_su, qb = self._v_qb
+        cdef uint8_t[::1] el = self._v_el
         with nogil:
             if support_ids.shape[0]:
                 memcpy(&si[n_sup], &support_ids[0], support_ids.shape[0] * sizeof(index_t))
@@ -215,24 +247,25 @@ cdef class RuleStore:
         cdef Py_ssize_t m = slots.shape[0], i, total = 0, pos = 0
         cdef int64_t s
         cdef ptr_t p
-        cdef const int64_t[::1] sp = self._support_indptr
+        cdef const int64_t[::1] sp = self._v_sp
         for i in range(m):
             total += sp[slots[i] + 1] - sp[slots[i]]
+        # The columns as rows of three blocks (one buffer to acquire per dtype, not one per column).
         out_indptr = np.zeros(m + 1, dtype=np.int64)
         out_ids = np.empty(total, dtype=np.int32)
-        ints = [np.empty(m, dtype=np.int64) for _ in range(3)]
-        floats = [np.empty(m, dtype=np.float64) for _ in range(5)]
+        ints = np.empty((3, m), dtype=np.int64)
+        floats = np.empty((5, m), dtype=np.float64)
         eligible = np.empty(m, dtype=np.uint8)
         cdef int64_t[::1] oi = out_indptr
         cdef index_t[::1] od = out_ids
-        cdef const index_t[::1] si = self._support_ids
-        cdef int64_t[::1] ohc = ints[0], otc = ints[1], oab = ints[2]
-        cdef float64_t[::1] opr = floats[0], obr = floats[1], oac = floats[2], osu = floats[3], oqb = floats[4]
+        cdef const index_t[::1] si = self._v_si
+        cdef int64_t[:, ::1] oint = ints
+        cdef float64_t[:, ::1] oflt = floats
         cdef uint8_t[::1] oel = eligible
-        cdef const int64_t[::1] hc = self._head_counts, tc = self._tail_counts, ab = self._area_bound
-        cdef const float64_t[::1] pr = self._precision, br = self._base_rate, ac = self._accuracy
-        cdef const float64_t[::1] su = self._sums, qb = self._q_bound
-        cdef const uint8_t[::1] el = self._eligible
+        cdef const int64_t[::1] hc = self._v_hc, tc = self._v_tc, ab = self._v_ab
+        cdef const float64_t[::1] pr = self._v_pr, br = self._v_br, ac = self._v_ac
+        cdef const float64_t[::1] su = self._v_su, qb = self._v_qb
+        cdef const uint8_t[::1] el = self._v_el
         with nogil:
             for i in range(m):
                 s = slots[i]
@@ -240,14 +273,14 @@ cdef class RuleStore:
                     od[pos] = si[p]
                     pos += 1
                 oi[i + 1] = pos
-                ohc[i] = hc[s]
-                otc[i] = tc[s]
-                oab[i] = ab[s]
-                opr[i] = pr[s]
-                obr[i] = br[s]
-                oac[i] = ac[s]
-                osu[i] = su[s]
-                oqb[i] = qb[s]
+                oint[0, i] = hc[s]
+                oint[1, i] = tc[s]
+                oint[2, i] = ab[s]
+                oflt[0, i] = pr[s]
+                oflt[1, i] = br[s]
+                oflt[2, i] = ac[s]
+                oflt[3, i] = su[s]
+                oflt[4, i] = qb[s]
                 oel[i] = el[s]
         return (out_indptr, out_ids, ints[0], ints[1], floats[0], floats[1], floats[2], floats[3], eligible,
                 floats[4], ints[2])
@@ -257,8 +290,8 @@ cdef class RuleStore:
         if q_bound.shape[0] != slots.shape[0] or area_bound.shape[0] != slots.shape[0]:
             raise ValueError("set_bounds: one bound of each kind per slot")
         self._check_slots(slots)
-        cdef float64_t[::1] qb = self._q_bound
-        cdef int64_t[::1] ab = self._area_bound
+        cdef float64_t[::1] qb = self._v_qb
+        cdef int64_t[::1] ab = self._v_ab
         cdef Py_ssize_t i
         with nogil:
             for i in range(slots.shape[0]):
@@ -287,10 +320,10 @@ cdef class RuleStore:
         if chosen_support_indptr[0] != 0 or chosen_support_indptr[n_chosen] > chosen_support_ids.shape[0] \
                 or chosen_tail_indptr[0] != 0 or chosen_tail_indptr[n_chosen] > chosen_tail_ids.shape[0]:
             raise ValueError("catch_up: the chosen rules' offsets point outside their ids")
-        cdef int64_t[::1] sm = self._summed
-        cdef const uint8_t[::1] el = self._eligible
-        cdef const int64_t[::1] sp = self._support_indptr, tp = self._tail_indptr
-        cdef const index_t[::1] si = self._support_ids, ti = self._tail_ids
+        cdef int64_t[::1] sm = self._v_sm
+        cdef const uint8_t[::1] el = self._v_el
+        cdef const int64_t[::1] sp = self._v_sp, tp = self._v_tp
+        cdef const index_t[::1] si = self._v_si, ti = self._v_ti
         cdef int64_t first = n_chosen, s
         cdef index_t top = 0
         cdef Py_ssize_t j, k = 0
@@ -316,7 +349,7 @@ cdef class RuleStore:
         if self._bits.shape[0] < top // 64 + 1:
             self._bits = np.zeros(top // 64 + 1, dtype=np.uint64)
         cdef uint64_t[::1] bits = self._bits
-        cdef float64_t[::1] su = self._sums
+        cdef float64_t[::1] su = self._v_su
         with nogil:
             distance_sums_core(&sp[0], &si[0] if si.shape[0] else NULL, &tp[0], &ti[0] if ti.shape[0] else NULL,
                                &el[0], k, &td[0], &sm[0], &chosen_support_indptr[0],
@@ -333,9 +366,9 @@ cdef class RuleStore:
 
     def clear_eligible(self, int64_t number):
         """Rule ``number`` (stored) was chosen: it is no longer eligible."""
-        if number < 0 or number >= self._slot.shape[0] or self._slot[number] == 0:
+        if number < 0 or number >= self._v_slot.shape[0] or self._v_slot[number] == 0:
             raise KeyError(f"rule {number} is not stored")
-        self._eligible[self._slot[number] - 1] = 0
+        self._v_el[self._v_slot[number] - 1] = 0
 
     def arrays(self):
         """``(support_indptr, support_ids, tail_indptr, tail_ids, eligible, sums)`` of every stored rule:
