@@ -736,7 +736,7 @@ def greedy_gains(const ptr_t[::1] y_indptr, const index_t[::1] y_ids,
     return chosen
 
 
-def _tail_scratch(const ptr_t[::1] tail_indptr, Py_ssize_t n_candidates):
+cdef tuple _tail_scratch(const ptr_t[::1] tail_indptr, Py_ssize_t n_candidates):
     """Scratch of the label-major gain loops for the widest tail: ``(cursor, rows, widest)``, two
     int64 slots per tail label, and per tail slot its label's bitset row then its ranks row."""
     cdef Py_ssize_t c, widest = 1
@@ -837,9 +837,11 @@ def lazy_greedy_gains_by_label(const ptr_t[::1] label_indptr, const float64_t[::
     """
     cdef Py_ssize_t n_candidates = accuracy.shape[0], chosen, c, widest
     cdef Py_ssize_t n_labels = label_indptr.shape[0] - 1
-    for name, arr in (("support_indptr", support_indptr), ("tail_indptr", tail_indptr)):
-        if arr.shape[0] != n_candidates + 1:
-            raise ValueError(f"lazy_greedy_gains_by_label: {name} must hold {n_candidates + 1} offsets")
+    # Checked on the typed views (a tuple of them would build a Python object per view).
+    if support_indptr.shape[0] != n_candidates + 1:
+        raise ValueError(f"lazy_greedy_gains_by_label: support_indptr must hold {n_candidates + 1} offsets")
+    if tail_indptr.shape[0] != n_candidates + 1:
+        raise ValueError(f"lazy_greedy_gains_by_label: tail_indptr must hold {n_candidates + 1} offsets")
     for name, size in (("distance_sums", distance_sums.shape[0]), ("eligible", eligible.shape[0]),
                        ("gains", gains.shape[0]), ("areas", areas.shape[0]), ("q_bound", q_bound.shape[0]),
                        ("area_bound", area_bound.shape[0]), ("exact", exact.shape[0])):
