@@ -427,18 +427,6 @@ cdef Py_ssize_t _greedy_gains_by_label_core(const ptr_t* label_indptr, const ind
     return chosen
 
 
-cdef void _add_distance_sums_core(const ptr_t* support_indptr, const index_t* support_ids,
-                                  const ptr_t* tail_indptr, const index_t* tail_ids,
-                                  const uint8_t* eligible, Py_ssize_t n_candidates,
-                                  const ptr_t* chosen_support_indptr, const index_t* chosen_support_ids,
-                                  const ptr_t* chosen_tail_indptr, const index_t* chosen_tail_ids,
-                                  Py_ssize_t n_chosen, float64_t* sums, uint64_t* bits) noexcept nogil:
-    """sums[c] += Σ_j d(c, chosen j), j in order, for every eligible candidate c."""
-    distance_sums_core(support_indptr, support_ids, tail_indptr, tail_ids, eligible, n_candidates, NULL, NULL,
-                       chosen_support_indptr, chosen_support_ids, chosen_tail_indptr, chosen_tail_ids, 0, n_chosen,
-                       sums, bits)
-
-
 cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support_ids,
                              const ptr_t* tail_indptr, const index_t* tail_ids,
                              const uint8_t* eligible, Py_ssize_t n_todo, const int64_t* todo,
@@ -894,10 +882,10 @@ def add_distance_sums(const ptr_t[::1] support_indptr, const index_t[::1] suppor
     bits = np.zeros(top // 64 + 1, dtype=np.uint64)
     cdef uint64_t[::1] bits_v = bits
     with nogil:
-        _add_distance_sums_core(&support_indptr[0], _iptr(support_ids), &tail_indptr[0], _iptr(tail_ids),
-                                &eligible[0], n_candidates,
-                                &chosen_support_indptr[0], _iptr(chosen_support_ids),
-                                &chosen_tail_indptr[0], _iptr(chosen_tail_ids), n_chosen, &sums[0], &bits_v[0])
+        distance_sums_core(&support_indptr[0], _iptr(support_ids), &tail_indptr[0], _iptr(tail_ids),
+                           &eligible[0], n_candidates, NULL, NULL,
+                           &chosen_support_indptr[0], _iptr(chosen_support_ids),
+                           &chosen_tail_indptr[0], _iptr(chosen_tail_ids), 0, n_chosen, &sums[0], &bits_v[0])
 
 
 cdef index_t _last_id(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t n_rows):
