@@ -1851,7 +1851,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             return []
         stats = rule_statistics(data, result.rules)
         label_counts = self._head_label_counts(data, result.rules) if label_precision else None
-        # Python ints and floats of every column at once (the values of int() and float() of each entry).
+        # Python ints and floats of every column at once (tolist: the values of int() and float() of each entry).
         support, matched = stats.head_counts.tolist(), stats.rule_counts.tolist()
         precision, base_rate, accuracy = stats.precision.tolist(), stats.base_rate.tolist(), stats.accuracy.tolist()
         areas, gains = np.asarray(result.areas).tolist(), np.asarray(result.gains, dtype=np.float64).tolist()
@@ -1864,13 +1864,13 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 head_names=tuple(features[f] for f in head),
                 tail_names=tuple(labels[k] for k in tail),
                 negated=negated, negated_names=tuple(features[f] for f in negated),
-                support=int(support[i]), n_matched=int(matched[i]),
+                support=support[i], n_matched=matched[i],
                 precision=precision[i], base_rate=base_rate[i], adjusted_accuracy=accuracy[i],
-                uncovered_area=int(areas[i]) if i < len(areas) else 0,
+                uncovered_area=areas[i] if i < len(areas) else 0,
                 gain=gains[i] if i < len(gains) else 0.0,
                 position=i,
                 label_precision=(() if label_counts is None else
-                                 tuple(float(c / max(int(support[i]), 1)) for c in label_counts[i])),
+                                 tuple(float(c / max(support[i], 1)) for c in label_counts[i])),
             ))
         return rules
 
