@@ -487,7 +487,7 @@ class GreedyHeadSearch(HeadMethodSampler):
         ids_list = ids.tolist()
         bounds = indptr.tolist()
         out = []
-        for first, error in zip(jobs.tolist(), errors):
+        for first, error in zip(jobs, errors):
             if error is not None:
                 out.append([])
                 continue
@@ -514,13 +514,13 @@ class GreedyHeadSearch(HeadMethodSampler):
         tails = [t if type(t) is tuple and t and _is_canonical(t, n_labels) else tuple(check_tail(t, self.data).tolist())
                  for t in tails]
         (indptr, ids), first_job, errors = self._run_searches(tails, n, random_state, n_threads, canonical=True)
-        tail_indptr = np.zeros(len(tails) + 1, dtype=np.int64)
-        np.cumsum(list(map(len, tails)), out=tail_indptr[1:])
+        tail_indptr = np.fromiter(accumulate(map(len, tails), initial=0), dtype=np.int64, count=len(tails) + 1)
         tail_ids = np.fromiter(chain.from_iterable(tails), dtype=np.int32, count=int(tail_indptr[-1]))
         # Every tail's jobs lie inside the searches' output (pool_from_jobs reads them unchecked).
-        if first_job.size and first_job.max() >= 0 and first_job.max() + n > indptr.size - 1:
+        last = max(first_job, default=-1)
+        if last >= 0 and last + n > indptr.size - 1:
             raise RuntimeError("GreedyHeadSearch: a tail's searches lie outside the kernel's output")
-        arrays = _csr_rows.pool_from_jobs(indptr, ids, first_job, n, tail_indptr, tail_ids)
+        arrays = _csr_rows.pool_from_jobs(indptr, ids, np.array(first_job, dtype=np.int64), n, tail_indptr, tail_ids)
         data = self.data
         # Every tail was checked before its search (by the seed-pair sampler or
         # _cached_roles), and every head is a search's output: sorted, distinct
@@ -531,7 +531,8 @@ class GreedyHeadSearch(HeadMethodSampler):
         """Draw the seed pairs and run every search: ((indptr, ids) per job, first job per tail, errors).
 
         Jobs are grouped by distinct tail; occurrence k of a tail owns the
-        n jobs from ``first job`` on (-1 for a tail whose pairs failed).
+        n jobs from ``first job`` on (-1 for a tail whose pairs failed); the
+        first jobs and the errors are lists, one entry per tail.
         ``canonical``: every tail is a canonical tuple (checked by the caller).
         """
         rng = check_seed(random_state)
@@ -546,7 +547,6 @@ class GreedyHeadSearch(HeadMethodSampler):
         # once and gets all its seed pairs in one draw: n per occurrence.
         occurrences = Counter(tails)
         distinct = list(occurrences)
-        slot = {t: i for i, t in enumerate(distinct)}
         tail_errors = [None] * len(distinct)
         no_pairs = (np.empty(0, dtype=np.int32),) * 2
         if self.seed == "paper":
@@ -573,11 +573,10 @@ class GreedyHeadSearch(HeadMethodSampler):
         slot_cached = list(by_key.values())
         slot_of_key = {key: i for i, key in enumerate(slot_keys)}
         tail_slot = [slot_of_key[key] for _, _, key in cached]
-        n_positive = np.fromiter((positives.size for positives, _ in slot_cached), dtype=np.int64,
-                                 count=len(slot_cached))
+        sizes = [positives.size for positives, _ in slot_cached]
+        n_positive = np.array(sizes, dtype=np.int64)
         # The same records as a CSR (role 1 or 0: D_T^+): the memo builds roots and role bitsets from it.
-        slot_indptr = np.zeros(len(slot_cached) + 1, dtype=np.int64)
-        np.cumsum(n_positive, out=slot_indptr[1:])
+        slot_indptr = np.fromiter(accumulate(sizes, initial=0), dtype=np.int64, count=len(sizes) + 1)
         slot_ids = (np.concatenate([positives for positives, _ in slot_cached]).astype(np.int32, copy=False)
                     if slot_cached else np.empty(0, dtype=np.int32))
         roles = self._role_rows(slot_indptr, slot_ids)
@@ -630,6 +629,9 @@ class GreedyHeadSearch(HeadMethodSampler):
         # Jobs are grouped by tail slot, in slot order: slot i starts after all earlier slots' jobs;
         # occurrence k of a tail takes the slot's n jobs from starts[i] + k·n on.
         next_job = list(accumulate(job_counts, initial=0))
+        if len(distinct) == len(tails):   # no tail drawn twice: the tails are the distinct ones, in order
+            return (indptr, ids), [-1 if e is not None else j for j, e in zip(next_job, tail_errors)], list(tail_errors)
+        slot = {t: i for i, t in enumerate(distinct)}
         first = []
         errors = []
         for tail in tails:
@@ -638,4 +640,4 @@ class GreedyHeadSearch(HeadMethodSampler):
             errors.append(error)
             first.append(-1 if error is not None else next_job[i])
             next_job[i] += n
-        return (indptr, ids), np.array(first, dtype=np.int64), errors
+        return (indptr, ids), first, errors
