@@ -199,3 +199,96 @@ def test_store_refuses_what_it_cannot_hold():
 
 def test_store_docstring_examples():
     assert doctest.testmod(_store, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+def _pool(rng, n_features, n_labels, n_rules):
+    """A random pool as CSRs (heads of 1 to 3 features, tails of 1 to 3 labels), with some rules twice."""
+    heads = [sorted(rng.choice(n_features, size=rng.integers(1, min(3, n_features) + 1), replace=False).tolist())
+             for _ in range(n_rules)]
+    tails = [sorted(rng.choice(n_labels, size=rng.integers(1, min(3, n_labels) + 1), replace=False).tolist())
+             for _ in range(n_rules)]
+    for i in range(1, n_rules, 7):
+        heads[i], tails[i] = heads[i - 1], tails[i - 1]
+    return (*_csr(heads), *_csr(tails))
+
+
+@pytest.mark.parametrize("density", [0.05, 0.3, 0.8])
+@pytest.mark.parametrize("seed", range(4))
+def test_add_rows_stores_the_statistics_the_selection_computes(seed, density):
+    # add_rows against append of what _CandidateStore computed before it: rule_supports and
+    # rule_columns (RuleStatistics), _base_eligibility, and rules chosen already kept out; the same
+    # values bit for bit, on sparse and dense data (whose supports come from bitsets).
+    import scipy.sparse as sp
+
+    from corset import BinaryData
+    from corset.rules._check import _gather_csr
+    from corset.selection._greedy import _base_eligibility
+    from corset.selection._rules import _statistics_from_csr
+
+    rng = np.random.default_rng(seed)
+    n_records, n_features, n_labels = int(rng.integers(1, 200)), 12, 6
+    X = sp.csr_matrix((rng.random((n_records, n_features)) < density).astype(np.uint8))
+    Y = sp.csr_matrix((rng.random((n_records, n_labels)) < density).astype(np.uint8))
+    data = BinaryData(X, Y)
+    f_idx, l_idx = data.feature_records, data.label_records
+    store, reference = RuleStore(), RuleStore()
+    store.bind_data(f_idx.indptr, f_idx.ids, l_idx.indptr, l_idx.ids, data.n_records, *data.column_bitsets())
+    numbers_seen = 0
+    for step in range(6):
+        n_rules = int(rng.integers(0, 30))
+        arrays = _pool(rng, n_features, n_labels, n_rules)
+        numbers = numbers_seen + rng.permutation(n_rules).astype(np.int64)
+        numbers_seen += n_rules
+        flags = rng.integers(0, 4, n_rules).astype(np.uint8)
+        rows = np.sort(rng.choice(n_rules, size=rng.integers(0, n_rules + 1), replace=False)).astype(np.int64)
+        allow_empty, min_support = bool(rng.integers(0, 2)), int(rng.integers(1, 4))
+        assert store.add_rows(numbers, flags, rows, *arrays, allow_empty, min_support, 10**9)
+        stats = _statistics_from_csr(data, None, (*_gather_csr(*arrays[:2], rows), *_gather_csr(*arrays[2:], rows)))
+        eligible = _base_eligibility(stats, allow_empty, min_support)
+        eligible[(flags[rows] & 2) != 0] = 0
+        reference.append(numbers[rows], stats.support_indptr, stats.support_ids, stats.tail_indptr, stats.tail_ids,
+                         stats.head_counts, stats.tail_counts, stats.precision, stats.base_rate, stats.accuracy,
+                         eligible, np.zeros(len(stats)))
+        assert store.size == reference.size and store.n_support_ids == reference.n_support_ids
+        every = np.arange(store.size, dtype=np.int64)
+        for got, want in zip(store.gather(every), reference.gather(every)):
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+        for got, want in zip(store.arrays(), reference.arrays()):
+            assert got.tobytes() == want.tobytes()
+        probe = np.arange(numbers_seen + 3, dtype=np.int64)
+        assert store.slots(probe).tolist() == reference.slots(probe).tolist()
+
+
+def test_add_rows_refuses_and_stores_nothing_past_its_budget():
+    import scipy.sparse as sp
+
+    from corset import BinaryData
+
+    X = sp.csr_matrix(np.ones((5, 3), dtype=np.uint8))
+    Y = sp.csr_matrix(np.ones((5, 2), dtype=np.uint8))
+    data = BinaryData(X, Y)
+    f_idx, l_idx = data.feature_records, data.label_records
+    store = RuleStore()
+    arrays = _pool(np.random.default_rng(0), 3, 2, 4)
+    numbers, flags, rows = np.arange(4, dtype=np.int64), np.zeros(4, dtype=np.uint8), np.arange(4, dtype=np.int64)
+    with pytest.raises(RuntimeError, match="bind_data first"):
+        store.add_rows(numbers, flags, rows, *arrays, False, 1, 100)
+    store.bind_data(f_idx.indptr, f_idx.ids, l_idx.indptr, l_idx.ids, data.n_records)
+    # Every rule matches the 5 records: 20 support ids.
+    assert not store.add_rows(numbers, flags, rows, *arrays, False, 1, 19)
+    assert store.size == 0 and store.n_support_ids == 0
+    assert store.add_rows(numbers, flags, rows[:2], *arrays, False, 1, 10)
+    assert store.size == 2 and store.n_support_ids == 10
+    with pytest.raises(ValueError, match="stored already"):
+        store.add_rows(numbers, flags, rows[1:3], *arrays, False, 1, 100)
+    with pytest.raises(IndexError, match="outside the pool"):
+        store.add_rows(numbers, flags, np.array([4], dtype=np.int64), *arrays, False, 1, 100)
+    bad = (arrays[0], np.full_like(arrays[1], 3), *arrays[2:])
+    with pytest.raises(ValueError, match="feature id 3"):
+        store.add_rows(numbers, flags, rows[2:], *bad, False, 1, 100)
+    with pytest.raises(ValueError, match="flags and offsets"):
+        store.add_rows(numbers, flags[:3], rows[2:], *arrays, False, 1, 100)
+    assert store.size == 2
+    with pytest.raises(ValueError, match="both feature_bits and label_bits"):
+        store.bind_data(f_idx.indptr, f_idx.ids, l_idx.indptr, l_idx.ids, data.n_records,
+                        data.column_bitsets()[0], None, 1)

@@ -22,3 +22,26 @@ cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support
                              const ptr_t* chosen_tail_indptr, const index_t* chosen_tail_ids,
                              Py_ssize_t first_chosen, Py_ssize_t n_chosen, float64_t* sums,
                              uint64_t* bits) noexcept nogil
+
+
+cdef void rule_ratios(int64_t r, int64_t h, int64_t t, int64_t n_records, float64_t* precision,
+                      float64_t* base_rate, float64_t* accuracy) noexcept nogil
+
+
+cdef ptr_t rule_supports_bound(const ptr_t* feature_indptr, const ptr_t* label_indptr, Py_ssize_t n_records,
+                               const ptr_t* head_indptr, const index_t* head_ids,
+                               const ptr_t* tail_indptr, const index_t* tail_ids,
+                               Py_ssize_t n_rules, Py_ssize_t* max_keys) noexcept nogil
+
+
+cdef ptr_t rule_supports_core(const ptr_t* feature_indptr, const index_t* feature_ids,
+                              const ptr_t* label_indptr, const index_t* label_ids,
+                              Py_ssize_t n_records,
+                              const ptr_t* head_indptr, const index_t* head_ids,
+                              const ptr_t* tail_indptr, const index_t* tail_ids,
+                              Py_ssize_t n_rules,
+                              ptr_t* out_indptr, index_t* out_ids,
+                              int64_t* head_counts, int64_t* tail_counts,
+                              index_t* work, index_t* order,
+                              const uint64_t* feature_bits, const uint64_t* label_bits,
+                              Py_ssize_t n_words, uint64_t* acc) noexcept nogil

@@ -600,16 +600,12 @@ def rule_supports(const ptr_t[::1] feature_indptr, const index_t[::1] feature_id
     record bitsets of ``n_words`` words per feature and per label, used for
     the rules whose lists are long (the same results).
     """
-    cdef Py_ssize_t n_rules = head_indptr.shape[0] - 1, r, max_keys = 1
-    cdef ptr_t total = 0, pos, bound
+    cdef Py_ssize_t n_rules = head_indptr.shape[0] - 1, max_keys = 1
+    cdef ptr_t total, pos
     cdef const index_t* heads = _iptr(head_ids)
     cdef const index_t* tails = _iptr(tail_ids)
-    for r in range(n_rules):
-        max_keys = max(max_keys, head_indptr[r + 1] - head_indptr[r], tail_indptr[r + 1] - tail_indptr[r])
-        bound = _support_bound(&feature_indptr[0], heads + head_indptr[r],
-                               head_indptr[r + 1] - head_indptr[r], n_records)
-        total += _support_bound(&label_indptr[0], tails + tail_indptr[r],
-                                tail_indptr[r + 1] - tail_indptr[r], bound)
+    total = rule_supports_bound(&feature_indptr[0], &label_indptr[0], n_records, &head_indptr[0], heads,
+                                &tail_indptr[0], tails, n_rules, &max_keys)
     out_indptr = np.zeros(n_rules + 1, dtype=np.int64)
     out_ids = np.empty(max(total, 1), dtype=np.int32)
     head_counts = np.zeros(n_rules, dtype=np.int64)
@@ -646,6 +642,60 @@ def rule_supports(const ptr_t[::1] feature_indptr, const index_t[::1] feature_id
     return out_indptr, out_ids[:pos].copy(), head_counts, tail_counts
 
 
+cdef void rule_ratios(int64_t r, int64_t h, int64_t t, int64_t n_records, float64_t* precision,
+                      float64_t* base_rate, float64_t* accuracy) noexcept nogil:
+    """P_R, P_D and a(R) (eq. disc) of one rule from |D[R]| = r, |D[H]| = h, |D[T]| = t and |D|.
+
+    :func:`rule_columns`' arithmetic, shared with the candidate store
+    (:meth:`corset._ext._store.RuleStore.add_rows`) so that both give the
+    same doubles: P_R = r/h (0 where h = 0), P_D = t/|D| (0 for no records),
+    a(R) = I(P_R > P_D)·(rel_entr(P_R, P_D) + rel_entr(1 - P_R, 1 - P_D)),
+    the indicator tested on integers.
+    """
+    cdef float64_t p, q
+    precision[0] = <float64_t> r / <float64_t> h if h > 0 else 0.0
+    base_rate[0] = <float64_t> t / <float64_t> n_records if n_records > 0 else 0.0
+    accuracy[0] = 0.0
+    if h > 0 and r * n_records > t * h:
+        p = <float64_t> r / <float64_t> h
+        q = <float64_t> t / <float64_t> n_records
+        accuracy[0] = rel_entr(p, q) + rel_entr(1.0 - p, 1.0 - q)
+
+
+cdef ptr_t rule_supports_bound(const ptr_t* feature_indptr, const ptr_t* label_indptr, Py_ssize_t n_records,
+                               const ptr_t* head_indptr, const index_t* head_ids,
+                               const ptr_t* tail_indptr, const index_t* tail_ids,
+                               Py_ssize_t n_rules, Py_ssize_t* max_keys) noexcept nogil:
+    """Room for :func:`rule_supports_core`'s ``out_ids``: the sum over rules of their shortest posting list
+    (also the most items of one rule's head or tail, in ``max_keys``, at least 1)."""
+    cdef Py_ssize_t r
+    cdef ptr_t total = 0, bound
+    max_keys[0] = 1
+    for r in range(n_rules):
+        max_keys[0] = max(max_keys[0], head_indptr[r + 1] - head_indptr[r], tail_indptr[r + 1] - tail_indptr[r])
+        bound = _support_bound(feature_indptr, head_ids + head_indptr[r], head_indptr[r + 1] - head_indptr[r],
+                               n_records)
+        total += _support_bound(label_indptr, tail_ids + tail_indptr[r], tail_indptr[r + 1] - tail_indptr[r], bound)
+    return total
+
+
+cdef ptr_t rule_supports_core(const ptr_t* feature_indptr, const index_t* feature_ids,
+                              const ptr_t* label_indptr, const index_t* label_ids,
+                              Py_ssize_t n_records,
+                              const ptr_t* head_indptr, const index_t* head_ids,
+                              const ptr_t* tail_indptr, const index_t* tail_ids,
+                              Py_ssize_t n_rules,
+                              ptr_t* out_indptr, index_t* out_ids,
+                              int64_t* head_counts, int64_t* tail_counts,
+                              index_t* work, index_t* order,
+                              const uint64_t* feature_bits, const uint64_t* label_bits,
+                              Py_ssize_t n_words, uint64_t* acc) noexcept nogil:
+    """:func:`rule_supports`' pass, for other modules' compiled code (the candidate store)."""
+    return _rule_supports_core(feature_indptr, feature_ids, label_indptr, label_ids, n_records, head_indptr,
+                               head_ids, tail_indptr, tail_ids, n_rules, out_indptr, out_ids, head_counts,
+                               tail_counts, work, order, feature_bits, label_bits, n_words, acc)
+
+
 def rule_columns(const ptr_t[::1] support_indptr, const ptr_t[::1] tail_indptr, const int64_t[::1] head_counts,
                  const int64_t[::1] tail_counts, int64_t n_records, bint counts_only=False):
     """The columns of :class:`corset.selection.RuleStatistics` from D[R]'s offsets, T's offsets, |D[H]|, |D[T]|.
@@ -680,19 +730,9 @@ def rule_columns(const ptr_t[::1] support_indptr, const ptr_t[::1] tail_indptr, 
     base_rate = np.zeros(n, dtype=np.float64)
     accuracy = np.zeros(n, dtype=np.float64)
     cdef float64_t[::1] pr = precision, br = base_rate, ac = accuracy
-    cdef float64_t p, q
-    cdef int64_t r, h, t
     with nogil:
         for i in range(n):
-            r, h, t = rc[i], head_counts[i], tail_counts[i]
-            if h > 0:
-                pr[i] = <float64_t> r / <float64_t> h
-            if n_records > 0:
-                br[i] = <float64_t> t / <float64_t> n_records
-            if h > 0 and r * n_records > t * h:
-                p = <float64_t> r / <float64_t> h
-                q = <float64_t> t / <float64_t> n_records
-                ac[i] = rel_entr(p, q) + rel_entr(1.0 - p, 1.0 - q)
+            rule_ratios(rc[i], head_counts[i], tail_counts[i], n_records, &pr[i], &br[i], &ac[i])
     return rule_counts, tail_lengths, coverage_sizes, precision, base_rate, accuracy
 
 

@@ -31,7 +31,7 @@ from corset._ext._csr_rows import gather_rows
 from libc.stdint cimport int64_t, uint8_t
 from libc.string cimport memcpy
 
-from corset._ext._selection cimport distance_sums_core
+from corset._ext._selection cimport distance_sums_core, rule_ratios, rule_supports_bound, rule_supports_core
 from corset._ext._typedefs cimport index_t, ptr_t, float64_t, uint64_t
 
 # Gain bounds of a rule never evaluated (its first evaluation is exact).
@@ -88,6 +88,13 @@ cdef class RuleStore:
     cdef index_t[::1] _v_si, _v_ti
     cdef float64_t[::1] _v_pr, _v_br, _v_ac, _v_su, _v_qb
     cdef uint8_t[::1] _v_el
+    # The data the rules' statistics are computed on (bind_data; add_rows reads them).
+    cdef bint _bound
+    cdef const ptr_t[::1] _d_fp, _d_lp
+    cdef const index_t[::1] _d_fi, _d_li
+    cdef const uint64_t[::1] _d_fb, _d_lb
+    cdef Py_ssize_t _d_records, _d_words
+    cdef object _d_arrays     # keeps the bound arrays alive
 
     def __init__(self):
         self._slot = np.zeros(0, dtype=np.int64)
@@ -202,8 +209,23 @@ cdef class RuleStore:
         slots = self.slots(numbers)
         if m and slots.max() >= 0:
             raise ValueError("append: a rule of numbers is stored already")
+        if m == 0:
+            return
+        self._append_ptr(m, &numbers[0], &support_indptr[0], &support_ids[0] if support_ids.shape[0] else NULL,
+                         &tail_indptr[0], &tail_ids[0] if tail_ids.shape[0] else NULL, &head_counts[0],
+                         &tail_counts[0], &precision[0], &base_rate[0], &accuracy[0], &eligible[0], &sums[0])
+
+    cdef int _append_ptr(self, Py_ssize_t m, const int64_t* numbers, const ptr_t* support_indptr,
+                         const index_t* support_ids, const ptr_t* tail_indptr, const index_t* tail_ids,
+                         const int64_t* head_counts, const int64_t* tail_counts, const float64_t* precision,
+                         const float64_t* base_rate, const float64_t* accuracy, const uint8_t* eligible,
+                         const float64_t* sums) except -1:
+        # :meth:`append`'s copy, once its arguments are checked (``sums`` NULL: every sum 0).  The
+        # numbers' slots must exist (self.slots grew the map to them) and hold no rule.
+        cdef Py_ssize_t i, first = self._size
         cdef Py_ssize_t n_sup = self._v_sp[first], n_tail = self._v_tp[first]
-        self._reserve(first + m, n_sup + support_ids.shape[0], n_tail + tail_ids.shape[0])
+        cdef Py_ssize_t n_new_sup = support_indptr[m], n_new_tail = tail_indptr[m]
+        self._reserve(first + m, n_sup + n_new_sup, n_tail + n_new_tail)
         cdef int64_t[::1] slot = self._v_slot, nums = self._v_numbers, sm = self._v_sm
         cdef int64_t[::1] sp = self._v_sp, tp = self._v_tp
         cdef index_t[::1] si = self._v_si, ti = self._v_ti
@@ -212,10 +234,10 @@ cdef class RuleStore:
         cdef float64_t[::1] su = self._v_su, qb = self._v_qb
         cdef uint8_t[::1] el = self._v_el
         with nogil:
-            if support_ids.shape[0]:
-                memcpy(&si[n_sup], &support_ids[0], support_ids.shape[0] * sizeof(index_t))
-            if tail_ids.shape[0]:
-                memcpy(&ti[n_tail], &tail_ids[0], tail_ids.shape[0] * sizeof(index_t))
+            if n_new_sup:
+                memcpy(&si[n_sup], support_ids, n_new_sup * sizeof(index_t))
+            if n_new_tail:
+                memcpy(&ti[n_tail], tail_ids, n_new_tail * sizeof(index_t))
             for i in range(m):
                 slot[numbers[i]] = first + i + 1
                 nums[first + i] = numbers[i]
@@ -227,11 +249,147 @@ cdef class RuleStore:
                 br[first + i] = base_rate[i]
                 ac[first + i] = accuracy[i]
                 el[first + i] = eligible[i]
-                su[first + i] = sums[i]
+                su[first + i] = sums[i] if sums != NULL else 0.0
                 qb[first + i] = NO_Q_BOUND
                 ab[first + i] = NO_AREA_BOUND
                 sm[first + i] = 0
         self._size = first + m
+        return 0
+
+    def bind_data(self, const ptr_t[::1] feature_indptr, const index_t[::1] feature_ids,
+                  const ptr_t[::1] label_indptr, const index_t[::1] label_ids, Py_ssize_t n_records,
+                  feature_bits=None, label_bits=None, Py_ssize_t n_words=0):
+        """The data :meth:`add_rows` computes the rules' statistics on: its feature and label
+        posting lists (``BinaryData.feature_records``, ``label_records``) and, optionally, their
+        record bitsets (``BinaryData.column_bitsets``; both or neither), as
+        :func:`corset._ext._selection.rule_supports` takes them."""
+        cdef Py_ssize_t n_f = feature_indptr.shape[0] - 1, n_l = label_indptr.shape[0] - 1
+        if n_f < 0 or n_l < 0 or n_records < 0:
+            raise ValueError("bind_data: the posting lists' offsets need one entry more than items")
+        if (feature_indptr[0] != 0 or feature_indptr[n_f] != feature_ids.shape[0] or label_indptr[0] != 0
+                or label_indptr[n_l] != label_ids.shape[0]):
+            raise ValueError("bind_data: the posting lists must be whole CSRs (offsets from 0 to their ids' size)")
+        if (feature_bits is None) != (label_bits is None):
+            raise ValueError("bind_data: pass both feature_bits and label_bits, or neither")
+        self._d_fp, self._d_fi, self._d_lp, self._d_li = feature_indptr, feature_ids, label_indptr, label_ids
+        self._d_records = n_records
+        self._d_words = 0
+        self._d_fb = self._d_lb = None
+        if feature_bits is not None and n_f > 0 and n_l > 0 and n_records > 0:
+            self._d_fb, self._d_lb = feature_bits, label_bits
+            if (n_words < 1 or n_words * 64 < n_records or self._d_fb.shape[0] < n_f * n_words
+                    or self._d_lb.shape[0] < n_l * n_words):
+                self._d_fb = self._d_lb = None
+                raise ValueError(f"bind_data: bitsets too small for {n_f} features, {n_l} labels and "
+                                 f"{n_records} records with n_words={n_words}")
+            self._d_words = n_words
+        self._d_arrays = (feature_indptr, feature_ids, label_indptr, label_ids, feature_bits, label_bits)
+        self._bound = True
+
+    def add_rows(self, const int64_t[::1] numbers, const uint8_t[::1] flags, const int64_t[::1] rows,
+                 const ptr_t[::1] head_indptr, const index_t[::1] head_ids,
+                 const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids,
+                 bint allow_empty_coverage, int64_t min_support, Py_ssize_t max_ids):
+        """Store rules ``rows`` of a pool, computing their statistics on the bound data; False
+        (nothing stored) when their supports would take the store past ``max_ids`` support ids.
+
+        The pool: its rules' registry numbers ``numbers``, ``flags`` (bit 2: chosen already) and
+        heads and tails as CSRs, of which rows ``rows`` (none stored yet) are stored in that
+        order.  What :meth:`append` stores when given the rows'
+        :func:`~corset._ext._selection.rule_supports` and
+        :func:`~corset._ext._selection.rule_columns` (the same doubles), with every distance
+        sum 0 and eligibility cleared for a rule chosen already, an empty coverage (unless
+        ``allow_empty_coverage``) or fewer than ``min_support`` records in D[R].
+        """
+        if not self._bound:
+            raise RuntimeError("add_rows: bind_data first")
+        cdef Py_ssize_t n_pool = numbers.shape[0], m = rows.shape[0], i, r
+        if flags.shape[0] != n_pool or head_indptr.shape[0] != n_pool + 1 or tail_indptr.shape[0] != n_pool + 1:
+            raise ValueError(f"add_rows: the pool's flags and offsets must have {n_pool} and {n_pool + 1} entries")
+        if (n_pool and (head_indptr[0] != 0 or head_indptr[n_pool] != head_ids.shape[0] or tail_indptr[0] != 0
+                        or tail_indptr[n_pool] != tail_ids.shape[0])):
+            raise ValueError("add_rows: the pool's heads and tails must be whole CSRs")
+        cdef Py_ssize_t n_f = self._d_fp.shape[0] - 1, n_l = self._d_lp.shape[0] - 1
+        cdef ptr_t n_head = 0, n_tail = 0
+        for i in range(m):
+            r = rows[i]
+            if r < 0 or r >= n_pool:
+                raise IndexError(f"add_rows: row {r} outside the pool of {n_pool} rules")
+            n_head += head_indptr[r + 1] - head_indptr[r]
+            n_tail += tail_indptr[r + 1] - tail_indptr[r]
+        for i in range(head_ids.shape[0]):
+            if head_ids[i] < 0 or head_ids[i] >= n_f:
+                raise ValueError(f"add_rows: feature id {head_ids[i]} outside the bound data's {n_f} features")
+        for i in range(tail_ids.shape[0]):
+            if tail_ids[i] < 0 or tail_ids[i] >= n_l:
+                raise ValueError(f"add_rows: label id {tail_ids[i]} outside the bound data's {n_l} labels")
+        if m == 0:
+            return True
+        # The rows' numbers and rules, gathered.
+        g_numbers = np.empty(m, dtype=np.int64)
+        g_head_indptr = np.empty(m + 1, dtype=np.int64)
+        g_tail_indptr = np.empty(m + 1, dtype=np.int64)
+        g_head_ids = np.empty(max(n_head, 1), dtype=np.int32)
+        g_tail_ids = np.empty(max(n_tail, 1), dtype=np.int32)
+        cdef int64_t[::1] gn = g_numbers
+        cdef ptr_t[::1] ghp = g_head_indptr, gtp = g_tail_indptr
+        cdef index_t[::1] ghi = g_head_ids, gti = g_tail_ids
+        cdef ptr_t a, b, k
+        ghp[0] = gtp[0] = 0
+        for i in range(m):
+            r = rows[i]
+            gn[i] = numbers[r]
+            a, b = head_indptr[r], head_indptr[r + 1]
+            for k in range(a, b):
+                ghi[ghp[i] + k - a] = head_ids[k]
+            ghp[i + 1] = ghp[i] + b - a
+            a, b = tail_indptr[r], tail_indptr[r + 1]
+            for k in range(a, b):
+                gti[gtp[i] + k - a] = tail_ids[k]
+            gtp[i + 1] = gtp[i] + b - a
+        slots = self.slots(g_numbers)   # checks the numbers, and grows the map to them
+        if slots.max() >= 0:
+            raise ValueError("add_rows: a rule of the rows is stored already")
+        # D[R], |D[H]| and |D[T]| (rule_supports' pass), then the columns and eligibility.
+        cdef Py_ssize_t max_keys = 1
+        cdef ptr_t bound = rule_supports_bound(&self._d_fp[0], &self._d_lp[0], self._d_records, &ghp[0], &ghi[0],
+                                               &gtp[0], &gti[0], m, &max_keys)
+        support_indptr = np.empty(m + 1, dtype=np.int64)
+        support_ids = np.empty(max(bound, 1), dtype=np.int32)
+        head_counts = np.zeros(m, dtype=np.int64)
+        tail_counts = np.zeros(m, dtype=np.int64)
+        work = np.empty(max(self._d_records, 1), dtype=np.int32)
+        order = np.empty(max_keys, dtype=np.int32)
+        acc = np.empty(2 * max(self._d_words, 1) + 1, dtype=np.uint64)
+        cdef ptr_t[::1] osp = support_indptr
+        cdef index_t[::1] osi = support_ids, wk = work, od = order
+        cdef int64_t[::1] hc = head_counts, tc = tail_counts
+        cdef uint64_t[::1] ac_bits = acc
+        cdef const uint64_t* fbits = &self._d_fb[0] if self._d_words else NULL
+        cdef const uint64_t* lbits = &self._d_lb[0] if self._d_words else NULL
+        cdef ptr_t pos
+        with nogil:
+            pos = rule_supports_core(&self._d_fp[0], &self._d_fi[0] if self._d_fi.shape[0] else NULL,
+                                     &self._d_lp[0], &self._d_li[0] if self._d_li.shape[0] else NULL,
+                                     self._d_records, &ghp[0], &ghi[0], &gtp[0], &gti[0], m, &osp[0], &osi[0],
+                                     &hc[0], &tc[0], &wk[0], &od[0], fbits, lbits, self._d_words, &ac_bits[0])
+        if self._v_sp[self._size] + pos > max_ids:
+            return False
+        columns = np.empty((3, m), dtype=np.float64)
+        eligible = np.empty(m, dtype=np.uint8)
+        cdef float64_t[:, ::1] col = columns
+        cdef uint8_t[::1] el = eligible
+        cdef int64_t n_matched
+        with nogil:
+            for i in range(m):
+                n_matched = osp[i + 1] - osp[i]
+                rule_ratios(n_matched, hc[i], tc[i], self._d_records, &col[0, i], &col[1, i], &col[2, i])
+                # _base_eligibility's rule, and a rule chosen already (evicted since) stays out.
+                el[i] = not ((not allow_empty_coverage and n_matched * (gtp[i + 1] - gtp[i]) == 0)
+                             or (min_support > 1 and n_matched < min_support) or (flags[rows[i]] & 2))
+        self._append_ptr(m, &gn[0], &osp[0], &osi[0], &gtp[0], &gti[0], &hc[0], &tc[0], &col[0, 0], &col[1, 0],
+                         &col[2, 0], &el[0], NULL)
+        return True
 
     cdef int _check_slots(self, const int64_t[::1] slots) except -1:
         cdef Py_ssize_t i

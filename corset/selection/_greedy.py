@@ -49,7 +49,6 @@ from ..binarydata import BinaryData
 from ._stopping import BestTrainingF1, RuleBudget, ShareTolerance, StepInfo, check_stopping_criteria, check_tol
 from ._objective import _areas, _check_lam, _lazy_areas, check_quality, objective_terms
 from ..rules import CandidatePool, Coverage, check_rules
-from ..rules._check import _gather_csr
 from ._rules import RuleStatistics, _statistics_from_csr
 
 __all__ = ["SelectionResult", "SelectionStep", "greedy_selection", "select_rules"]
@@ -318,7 +317,11 @@ class _CandidateStore:
         self.n_evictions = 0
         # Per slot: the rule's number, D[R], tail, statistics, eligibility (intrinsic, cleared once
         # chosen), distance sum and gain bounds; per registry number, its slot (compiled loops).
+        # The statistics of new rules are computed by the store, on the data's posting lists.
         self.rules = RuleStore()
+        f_idx, l_idx = data.feature_records, data.label_records
+        self.rules.bind_data(f_idx.indptr, f_idx.ids, l_idx.indptr, l_idx.ids, data.n_records,
+                             *data.column_bitsets())
 
     def pool(self, state, arrays, numbers, flags):
         """(RuleStatistics, distance sums, eligibility, slots, gain bounds) of a de-duplicated pool, or
@@ -347,23 +350,20 @@ class _CandidateStore:
         self.rules.set_bounds(slots, q_bound, area_bound)
 
     def _add(self, arrays, numbers, flags, rows):
-        """Store the pool's rules ``rows`` (not stored yet: new, or evicted since)."""
-        stats = _statistics_from_csr(self.data, None, (*_gather_csr(*arrays[:2], rows),
-                                                        *_gather_csr(*arrays[2:], rows)))
-        if self.rules.n_support_ids + stats.support_ids.shape[0] > self.max_ids:
+        """Store the pool's rules ``rows`` (not stored yet: new, or evicted since).
+
+        One compiled pass (``RuleStore.add_rows``) computes their statistics
+        (those of :func:`_statistics_from_csr`), their eligibility
+        (:func:`_base_eligibility`, and not an evicted rule chosen since) and
+        stores them, each distance sum at 0 (``pool()`` catches it up).
+        """
+        add = (numbers, flags, rows, *arrays, self.allow_empty_coverage, self.min_support, self.max_ids)
+        if not self.rules.add_rows(*add):
             self._evict(numbers)
-            if self.rules.n_support_ids + stats.support_ids.shape[0] > self.max_ids:
+            if not self.rules.add_rows(*add):
                 # Too large even alone: drop everything (the caller computes every pool afresh from now on).
                 self.active = False
                 self.rules = None
-                return
-        eligible = _base_eligibility(stats, self.allow_empty_coverage, self.min_support)
-        eligible[(flags[rows] & 2) != 0] = 0   # an evicted rule chosen since
-        # Its distance sum starts at 0 and receives every chosen rule's distance in pool().
-        sums = np.zeros(len(stats), dtype=np.float64)
-        self.rules.append(numbers[rows], stats.support_indptr, stats.support_ids, stats.tail_indptr,
-                          stats.tail_ids, stats.head_counts, stats.tail_counts, stats.precision, stats.base_rate,
-                          stats.accuracy, eligible, sums)
 
     def _evict(self, keep):
         """Keep only the stored rules among registry numbers ``keep``, in their order of storing."""
