@@ -139,3 +139,36 @@ def test_rows_of_rounds_equal_the_rounds_row_by_row(seed):
     assert scores.tolist() == [score for _, score in expected]
     with pytest.raises(ValueError, match="same rows"):
         _selection.default_tail_rows(count, tp, fp[:0], n, chosen)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_held_out_micro_f1_is_the_python_count_with_the_default_rule(seed):
+    # The compiled score of the internal validation's held-out stop against the computation it
+    # replaced: default_tail_from_counts on the fit counts, then the held-out (TP, FP, FN) with the
+    # default rule's labels predicted for every held-out record; the same double.
+    from corset._ext._selection import held_out_micro_f1
+    from corset.selection._default import default_tail_from_counts
+
+    rng = np.random.default_rng(seed)
+    n_labels = int(rng.integers(0, 8))
+    fit_n, held_n = int(rng.integers(1, 60)), int(rng.integers(0, 40))
+
+    def counts(n):
+        count = rng.integers(0, n + 1, n_labels)
+        tp = np.minimum(count, rng.integers(0, n + 1, n_labels))
+        predicted = tp + rng.integers(0, n - count + 1)   # false positives among the records without k
+        return count.astype(np.int64), tp.astype(np.int64), predicted.astype(np.int64)
+
+    (fc, ft, fp), (hc, ht, hp) = counts(fit_n), counts(held_n)
+    for with_default in (False, True):
+        default = default_tail_from_counts(fc, ft, fp - ft, fit_n)[0] if with_default else ()
+        TP, FP = int(ht.sum()), int((hp - ht).sum())
+        for k in default:
+            TP += int(hc[k] - ht[k])
+            FP += int((held_n - hc[k]) - (hp[k] - ht[k]))
+        FN = int(hc.sum()) - TP
+        want = 2.0 * TP / (2 * TP + FP + FN) if 2 * TP + FP + FN > 0 else 0.0
+        assert held_out_micro_f1(fc, ft, fp, fit_n, hc, ht, hp, held_n, with_default) == want
+    with pytest.raises(ValueError, match="one entry per label"):
+        held_out_micro_f1(fc, ft, fp, fit_n, hc[:0], ht, hp, held_n, True) if n_labels else \
+            held_out_micro_f1(fc, ft, fp, fit_n, np.zeros(1, dtype=np.int64), ht, hp, held_n, True)

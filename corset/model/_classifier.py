@@ -20,6 +20,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, InvalidParamet
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._ext import _selection
 from .._validation import check_binary_matrix, check_unique_names, is_missing
 from ..binarydata import BinaryData, with_negated_columns
 from ..selection._objective import QUALITIES
@@ -409,22 +410,8 @@ class _PrefixState:
         union of the tails that fire): one compiled pass over the kept rules'
         pairs (:func:`corset._ext._selection.prefix_pair_counts`).
         """
-        from .._ext import _selection
-
         return _selection.prefix_pair_counts(self.fired_indptr, self.fired_ids, *tails,
                                              self.truth.view(np.uint8), np.asarray(kept, dtype=np.int64))
-
-
-def _totals(count, n_records, tp, fp, default=()):
-    """(TP, FP, FN) over n_records records whose labels occur ``count`` times, of a rule list with
-    per-label true and false positives ``tp``, ``fp``, the labels ``default`` also predicted for
-    every record (the default rule)."""
-    TP, FP = int(tp.sum()), int(fp.sum())
-    if default:
-        default = list(default)
-        TP += int(count[default].sum() - tp[default].sum())
-        FP += int((n_records - count[default]).sum() - fp[default].sum())
-    return TP, FP, int(count.sum()) - TP
 
 
 def _prefix_counts(model, X_fit, Y_fit, X, Y):
@@ -450,7 +437,6 @@ def _prefix_curves(model, X_fit, Y_fit, X, Y, min_matched):
     the first k rules left (and the default rule after them).  Which rules
     fire is computed once for every threshold.
     """
-    from .._ext import _selection
     from ..rules._check import _rules_to_csr
 
     # A fold fit kept its training and held-out records' BinaryData (in its held-out stop).
@@ -471,7 +457,7 @@ def _prefix_curves(model, X_fit, Y_fit, X, Y, min_matched):
             with_default = min(len(kept) + 1, model.n_rules) if model.default_rule else 0
             _selection.default_tail_rows(fit.count, fit_tp[:with_default].copy(), fit_fp[:with_default].copy(),
                                          fit.n_records, default[:with_default])
-            # _totals of every prefix: the default rule's labels predicted for every held-out record.
+            # (TP, FP, FN) of every prefix: the default rule's labels predicted for every held-out record.
             count, n = held_out.count, held_out.n_records
             TP = tp.sum(axis=1) + ((count - tp) * default).sum(axis=1)
             FP = fp.sum(axis=1) + ((n - count - fp) * default).sum(axis=1)
@@ -540,18 +526,14 @@ class _HeldOutPatience(StoppingCriterion):
         self.stopped = False
 
     def _score(self):
-        from ..selection._default import default_tail_from_counts
-
+        # The held-out (TP, FP, FN) and their micro-F1, with the default rule that
+        # default_tail_from_counts gives on the fit's counts (unless the rules so far, len(scores),
+        # fill the budget), in one compiled call.
         fit, held = self.fit_path, self.held_path
-        default = ()
-        if self.default_rule and len(self.scores) < self.n_rules:   # len(scores): the rules so far
-            default = default_tail_from_counts(fit.data.label_counts, fit.label_tp,
-                                               fit.label_predicted - fit.label_tp, fit.data.n_records)[0]
-        tp, fp, fn = _totals(held.data.label_counts, held.data.n_records, held.label_tp,
-                             held.label_predicted - held.label_tp, default)
-        # _micro_f1 of one triple of ints, in Python (exact integers: the same double).
-        denominator = 2 * tp + fp + fn
-        return 2.0 * tp / denominator if denominator > 0 else 0.0
+        return _selection.held_out_micro_f1(fit.data.label_counts, fit.label_tp, fit.label_predicted,
+                                            fit.data.n_records, held.data.label_counts, held.label_tp,
+                                            held.label_predicted, held.data.n_records,
+                                            self.default_rule and len(self.scores) < self.n_rules)
 
     def after_adding(self, step):
         self.fit_path.add(*step.rule)
@@ -1730,7 +1712,11 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         from sklearn.model_selection import KFold
         from sklearn.utils import _safe_indexing
 
-        rng = copy.deepcopy(check_random_state(self.random_state))
+        rng = check_random_state(self.random_state)
+        if self.random_state is None or rng is self.random_state:
+            # The global generator or the caller's own: drawn from a copy, so that neither moves (an
+            # int seed gives a new generator, whose copy would cost as much again as making it).
+            rng = copy.deepcopy(rng)
         seeds = rng.randint(np.iinfo(np.int32).max, size=VALIDATED_STOP_FOLDS + 1)
         n = Yb.shape[0]
         records = np.arange(n)
@@ -1975,7 +1961,6 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
         The columns of :meth:`_fired` ``(None, data)``, read from the inverted index.
         """
-        from .._ext import _selection
         from ..rules._check import _rules_to_csr
 
         _, heads = self._literal_heads(None, self.rules_, data)
