@@ -242,10 +242,12 @@ def test_candidate_store_gives_the_same_selection(synthetic, monkeypatch, store_
             self.chosen_numbers, self.returned = [], []
             stores.append(self)
 
-        def _add(self, arrays, numbers, flags, rows):
+        def pool(self, state, arrays, numbers, flags):
             # Chosen rules evicted since, stored again (their eligibility must stay cleared).
-            self.returned += [n for n in numbers[rows].tolist() if n in self.chosen_numbers]
-            super()._add(arrays, numbers, flags, rows)
+            if self.active:
+                missing = numbers[self.rules.slots(numbers) < 0]
+                self.returned += [n for n in missing.tolist() if n in self.chosen_numbers]
+            return super().pool(state, arrays, numbers, flags)
 
         def chose(self, state, number):
             self.chosen_numbers.append(number)

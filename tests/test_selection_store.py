@@ -292,3 +292,55 @@ def test_add_rows_refuses_and_stores_nothing_past_its_budget():
     with pytest.raises(ValueError, match="both feature_bits and label_bits"):
         store.bind_data(f_idx.indptr, f_idx.ids, l_idx.indptr, l_idx.ids, data.n_records,
                         data.column_bitsets()[0], None, 1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_read_pool_is_add_rows_catch_up_and_gather(seed):
+    # A step's one call against the calls it replaces, on a twin store: the same slots, the same
+    # gathered rows (distance sums caught up to the chosen rules), and None with nothing stored
+    # past the budget.
+    import scipy.sparse as sp
+
+    from corset import BinaryData
+
+    rng = np.random.default_rng(seed)
+    n_records, n_features, n_labels = int(rng.integers(5, 120)), 10, 5
+    X = sp.csr_matrix((rng.random((n_records, n_features)) < 0.3).astype(np.uint8))
+    Y = sp.csr_matrix((rng.random((n_records, n_labels)) < 0.4).astype(np.uint8))
+    data = BinaryData(X, Y)
+    f_idx, l_idx = data.feature_records, data.label_records
+    stores = RuleStore(), RuleStore()
+    for store in stores:
+        store.bind_data(f_idx.indptr, f_idx.ids, l_idx.indptr, l_idx.ids, data.n_records, *data.column_bitsets())
+    chosen = []
+    next_number = 0
+    for step in range(6):
+        n_rules = int(rng.integers(1, 25))
+        # Rules seen before come back (their numbers), new ones get new numbers.
+        numbers = np.where(rng.random(n_rules) < 0.4, rng.integers(0, max(next_number, 1), n_rules),
+                           next_number + np.arange(n_rules)).astype(np.int64)
+        numbers = np.unique(numbers)[rng.permutation(np.unique(numbers).size)][:n_rules]
+        arrays = _pool(rng, n_features, n_labels, numbers.size)
+        next_number += n_rules
+        flags = rng.integers(0, 4, numbers.size).astype(np.uint8)
+        csr = _csr([r["support"] for r in chosen]) + _csr([r["tail"] for r in chosen]) if chosen else ()
+        store, twin = stores
+        got = store.read_pool(numbers, flags, *arrays, False, 2, 10**9, *csr)
+        slots = twin.slots(numbers)
+        missing = np.flatnonzero(slots < 0)
+        stored = twin.slots(numbers)   # what a returning rule holds: its own row, not the pool's
+        assert twin.add_rows(numbers, flags, missing, *arrays, False, 2, 10**9)
+        slots = twin.slots(numbers)
+        if csr:
+            twin.catch_up(slots, *csr)
+        want = twin.gather(slots)
+        assert got[0].tolist() == slots.tolist() and (stored[stored >= 0] == slots[stored >= 0]).all()
+        for a, b in zip(got[1], want):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+        chosen += _random_rows(rng, range(int(rng.integers(0, 3))))
+    size = stores[0].size
+    arrays = _pool(rng, n_features, n_labels, 3)
+    fresh = np.arange(next_number, next_number + 3, dtype=np.int64)
+    budget = stores[0].n_support_ids - 1   # already passed: no new rule fits, not even an empty D[R]
+    assert stores[0].read_pool(fresh, np.zeros(3, dtype=np.uint8), *arrays, True, 1, budget) is None
+    assert stores[0].size == size and stores[0].slots(fresh).tolist() == [-1, -1, -1]

@@ -162,7 +162,7 @@ cdef class RuleStore:
         """The record ids of the stored supports (the store's memory, in int32 words)."""
         return int(self._v_sp[self._size])
 
-    def slots(self, const int64_t[::1] numbers):
+    cpdef slots(self, const int64_t[::1] numbers):
         """The slot of each registry number of ``numbers`` (-1: not stored), as int64."""
         cdef Py_ssize_t n = numbers.shape[0], i
         cdef int64_t top = -1
@@ -286,7 +286,7 @@ cdef class RuleStore:
         self._d_arrays = (feature_indptr, feature_ids, label_indptr, label_ids, feature_bits, label_bits)
         self._bound = True
 
-    def add_rows(self, const int64_t[::1] numbers, const uint8_t[::1] flags, const int64_t[::1] rows,
+    cpdef add_rows(self, const int64_t[::1] numbers, const uint8_t[::1] flags, const int64_t[::1] rows,
                  const ptr_t[::1] head_indptr, const index_t[::1] head_ids,
                  const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids,
                  bint allow_empty_coverage, int64_t min_support, Py_ssize_t max_ids):
@@ -398,7 +398,45 @@ cdef class RuleStore:
                 raise IndexError(f"slot {slots[i]} outside [0, {self._size})")
         return 0
 
-    def gather(self, const int64_t[::1] slots):
+    def read_pool(self, const int64_t[::1] numbers, const uint8_t[::1] flags, const ptr_t[::1] head_indptr,
+                  const index_t[::1] head_ids, const ptr_t[::1] tail_indptr, const index_t[::1] tail_ids,
+                  bint allow_empty_coverage, int64_t min_support, Py_ssize_t max_ids,
+                  const ptr_t[::1] chosen_support_indptr=None, const index_t[::1] chosen_support_ids=None,
+                  const ptr_t[::1] chosen_tail_indptr=None, const index_t[::1] chosen_tail_ids=None):
+        """A greedy step's reads of its pool in one call: ``(slots, gathered)``, or None.
+
+        The pool as :meth:`add_rows` takes it.  Its rules not stored yet are
+        stored (:meth:`add_rows`, in pool order); with the chosen rules
+        (``chosen_*``, as :meth:`catch_up` takes them) the pool's distance
+        sums are brought up to date; then every rule's slot (int64) and
+        :meth:`gather` of those slots are returned.  None, and nothing
+        stored, when the new rules' supports would pass ``max_ids``.
+        """
+        slots = self.slots(numbers)
+        cdef int64_t[::1] sv = slots
+        cdef int64_t[::1] rv
+        cdef Py_ssize_t n = numbers.shape[0], i, k = 0
+        for i in range(n):
+            k += sv[i] < 0
+        if k:
+            rows = np.empty(k, dtype=np.int64)
+            rv = rows
+            k = 0
+            for i in range(n):
+                if sv[i] < 0:
+                    rv[k] = i
+                    k += 1
+            if not self.add_rows(numbers, flags, rv, head_indptr, head_ids, tail_indptr, tail_ids,
+                                 allow_empty_coverage, min_support, max_ids):
+                return None
+            for i in range(n):
+                if sv[i] < 0:
+                    sv[i] = self._v_slot[numbers[i]] - 1
+        if chosen_support_indptr is not None:
+            self.catch_up(sv, chosen_support_indptr, chosen_support_ids, chosen_tail_indptr, chosen_tail_ids)
+        return slots, self.gather(sv)
+
+    cpdef gather(self, const int64_t[::1] slots):
         """The rows ``slots``, in that order: ``(support_indptr, support_ids, head_counts, tail_counts,
         precision, base_rate, accuracy, sums, eligible, q_bound, area_bound)``, new arrays."""
         self._check_slots(slots)
@@ -456,7 +494,7 @@ cdef class RuleStore:
                 qb[slots[i]] = q_bound[i]
                 ab[slots[i]] = area_bound[i]
 
-    def catch_up(self, const int64_t[::1] slots, const ptr_t[::1] chosen_support_indptr,
+    cpdef catch_up(self, const int64_t[::1] slots, const ptr_t[::1] chosen_support_indptr,
                  const index_t[::1] chosen_support_ids, const ptr_t[::1] chosen_tail_indptr,
                  const index_t[::1] chosen_tail_ids):
         """Bring the distance sums of the eligible rules ``slots`` up to the chosen rules given.

@@ -329,41 +329,36 @@ class _CandidateStore:
 
         ``numbers``: the pool's rules' registry numbers; ``flags & 2``: chosen already.  The gain
         bounds are copies of the stored ones, ``(quality term, area)``.
+
+        One compiled call (``RuleStore.read_pool``) stores the pool's rules
+        not stored yet (new, or evicted since) with their statistics, their
+        eligibility (:func:`_base_eligibility`, and not a rule chosen
+        already) and a distance sum of 0; brings the pool's sums up to the
+        rules chosen since (only the rules a pool reads receive the
+        distances); and gathers the pool's rows.  When the new rules would
+        pass the store's memory, the rules of other pools are evicted first,
+        and the store is dropped when that is not enough.
         """
-        slots = self.rules.slots(numbers)
-        missing = np.flatnonzero(slots < 0)
-        if missing.size:
-            self._add(arrays, numbers, flags, missing)
-            if not self.active:
+        # The chosen rules' D[R] and tails, for the distance sums (none to add without diversity).
+        chosen = state.chosen_csr() if self.lam > 0 and len(state) else ()
+        read = (numbers, flags, *arrays, self.allow_empty_coverage, self.min_support, self.max_ids, *chosen)
+        stored = self.rules.read_pool(*read)
+        if stored is None:
+            self._evict(numbers)
+            stored = self.rules.read_pool(*read)
+            if stored is None:
+                # Too large even alone: drop everything (the caller computes every pool afresh from now on).
+                self.active = False
+                self.rules = None
                 return None
-            slots = self.rules.slots(numbers)
-        if self.lam > 0 and len(state):
-            # Only the pool's sums are read: they receive the distances to the rules chosen since.
-            self.rules.catch_up(slots, *state.chosen_csr())
-        (support_indptr, support_ids, head_counts, tail_counts, precision, base_rate, accuracy, sums, eligible,
-         q_bound, area_bound) = self.rules.gather(slots)
+        slots, (support_indptr, support_ids, head_counts, tail_counts, precision, base_rate, accuracy, sums,
+                eligible, q_bound, area_bound) = stored
         stats = RuleStatistics(None, arrays, support_indptr, support_ids, head_counts, tail_counts,
                                self.data.n_records, _derived=(precision, base_rate, accuracy))
         return stats, sums, eligible, slots, (q_bound, area_bound)
 
     def set_bounds(self, slots, q_bound, area_bound):
         self.rules.set_bounds(slots, q_bound, area_bound)
-
-    def _add(self, arrays, numbers, flags, rows):
-        """Store the pool's rules ``rows`` (not stored yet: new, or evicted since).
-
-        One compiled pass (``RuleStore.add_rows``) computes their statistics
-        (those of :func:`_statistics_from_csr`), their eligibility
-        (:func:`_base_eligibility`, and not an evicted rule chosen since) and
-        stores them, each distance sum at 0 (``pool()`` catches it up).
-        """
-        add = (numbers, flags, rows, *arrays, self.allow_empty_coverage, self.min_support, self.max_ids)
-        if not self.rules.add_rows(*add):
-            self._evict(numbers)
-            if not self.rules.add_rows(*add):
-                # Too large even alone: drop everything (the caller computes every pool afresh from now on).
-                self.active = False
-                self.rules = None
 
     def _evict(self, keep):
         """Keep only the stored rules among registry numbers ``keep``, in their order of storing."""
