@@ -340,3 +340,25 @@ def test_plain_proposal_from_the_compiled_build_equals_its_python_build(seed, ne
         for g, w in zip(got.arrays[10], want.arrays[10]):   # pos_uniform, pos_plain, neg_plain
             np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
         assert (got.pos_last, got.neg_last) == (want.pos_last, want.neg_last)
+
+
+@pytest.mark.parametrize("max_proposals", [1, 3, 10_000])
+@pytest.mark.parametrize("seed", range(3))
+def test_flat_pairs_are_the_tails_pairs_one_after_another(seed, max_proposals):
+    # CORSET-GH's set-up reads every tail's pairs as one array (_flat): the same pairs, tail after
+    # tail, with a tail whose draws failed (max_proposals reached) left out, and the same errors.
+    data = _data(seed, n_records=60)
+    sampler = HeadSampler(data, method="rejection", max_head_length=3, max_proposals=max_proposals)
+    tails = [t for t in _all_tails(data) if data.tail_support(t).size]
+    counts = [int(c) for c in np.random.default_rng(seed).integers(0, 6, len(tails))]
+    pairs, errors = sampler.sample_pairs_many(tails, counts, seed)
+    (n_pairs, pos, neg), flat_errors = HeadSampler(data, method="rejection", max_head_length=3,
+                                                   max_proposals=max_proposals).sample_pairs_many(
+        tails, counts, seed, _flat=True)
+    assert [repr(e) for e in flat_errors] == [repr(e) for e in errors]
+    assert n_pairs == [0 if p is None else p[0].size for p in pairs]
+    kept = [p for p in pairs if p is not None]
+    assert pos.tolist() == [int(r) for p in kept for r in p[0]]
+    assert neg.tolist() == [int(r) for p in kept for r in p[1]]
+    if max_proposals == 1 and seed > 0:   # a failed tail between tails with pairs (seed 0 has none)
+        assert any(e is not None for e in errors) and any(p is not None and p[0].size for p in pairs)

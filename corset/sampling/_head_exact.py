@@ -455,7 +455,7 @@ class HeadSampler(HeadMethodSampler):
         records = sampler.arrays
         return np.asarray(records[0])[pos], np.asarray(records[3])[neg]
 
-    def sample_pairs_many(self, tails, counts, random_state=None, *, _canonical=False):
+    def sample_pairs_many(self, tails, counts, random_state=None, *, _canonical=False, _flat=False):
         """``counts[i]`` pairs ∝ w for each tail of ``tails``, in one compiled call.
 
         The same pairs as calling :meth:`sample_pairs` tail by tail with the
@@ -474,6 +474,10 @@ class HeadSampler(HeadMethodSampler):
         errors : list of (SamplingError or None)
             Per tail, the error of its proposal or of its draws
             (:class:`ProposalLimitError` when ``max_proposals`` was reached).
+
+        With ``_flat`` (CORSET-GH's set-up), ``pairs`` is instead ``(n_pairs,
+        pos, neg)``: each tail's number of pairs (0 on error) and every pair,
+        tail after tail, as two int32 arrays.
         """
         rng = check_seed(random_state)
         data = self.data
@@ -554,9 +558,19 @@ class HeadSampler(HeadMethodSampler):
         pairs = [None] * len(tails)
         bounds = indptr.tolist()
         status = status.tolist()
+        if _flat:
+            n_pairs = [0] * len(tails)
+            for k, i in enumerate(slots):
+                if status[k] == 0:
+                    n_pairs[i] = bounds[k + 1] - bounds[k]
+            if any(status):   # a tail's draws failed: its pairs are left out
+                keep = np.repeat(np.asarray(status) == 0, np.diff(indptr))
+                pos, neg = pos[:bounds[-1]][keep], neg[:bounds[-1]][keep]
+            pairs = (n_pairs, pos[:bounds[-1]], neg[:bounds[-1]])
         for k, i in enumerate(slots):
             if status[k] == 0:
-                pairs[i] = (pos[bounds[k]:bounds[k + 1]], neg[bounds[k]:bounds[k + 1]])
+                if not _flat:
+                    pairs[i] = (pos[bounds[k]:bounds[k + 1]], neg[bounds[k]:bounds[k + 1]])
             elif status[k] == 1:
                 errors[i] = ProposalLimitError(
                     f"tail {tuple(check_tail(tails[i], self.data).tolist())}: no pair accepted after "

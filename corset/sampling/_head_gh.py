@@ -550,11 +550,10 @@ class GreedyHeadSearch(HeadMethodSampler):
         tail_errors = [None] * len(distinct)
         no_pairs = (np.empty(0, dtype=np.int32),) * 2
         if self.seed == "paper":
-            # Every tail's CFTP/rejection pairs in one compiled call (the same draws).
-            batch, tail_errors = self._pair_sampler.sample_pairs_many(
+            # Every tail's CFTP/rejection pairs in one compiled call (the same draws), tail after tail.
+            (job_counts, job_pos, job_neg), tail_errors = self._pair_sampler.sample_pairs_many(
                 distinct, [n * occurrences[t] for t in distinct], rng,
-                _canonical=canonical and type(n) is int and n >= 0)
-            pairs = [no_pairs if b is None else b for b in batch]
+                _canonical=canonical and type(n) is int and n >= 0, _flat=True)
         else:
             pairs = []
             for i, tail in enumerate(distinct):
@@ -563,6 +562,9 @@ class GreedyHeadSearch(HeadMethodSampler):
                 except SamplingError as exc:
                     tail_errors[i] = exc
                     pairs.append(no_pairs)
+            job_counts = [pos.size for pos, _ in pairs]
+            job_pos = np.concatenate([pos for pos, _ in pairs]) if pairs else no_pairs[0]
+            job_neg = np.concatenate([neg for _, neg in pairs]) if pairs else no_pairs[1]
         # Tails with the same roles share one search tree and one slot of the
         # kernel (their searches are the same): slots are the distinct roles.
         cached = [self._cached_roles(tail, covered) for tail in distinct]
@@ -592,14 +594,9 @@ class GreedyHeadSearch(HeadMethodSampler):
             cand_indptr = np.zeros(len(slot_cached) + 1, dtype=np.int64)
             cand_ids = np.empty(0, dtype=np.int32)
         # Jobs in distinct-tail order; each job searches in its tail's slot.
-        job_counts = [pos.size for pos, _ in pairs]
         job_tail = np.repeat(np.asarray(tail_slot, dtype=np.int32), job_counts)
-        job_pos = [pos for pos, _ in pairs]
-        job_neg = [neg for _, neg in pairs]
         f_idx, r_idx = data.feature_records, data.record_features
-        jobs = (job_tail, np.concatenate(job_pos).astype(np.int32, copy=False) if job_pos
-                else np.empty(0, dtype=np.int32),
-                np.concatenate(job_neg).astype(np.int32, copy=False) if job_neg else np.empty(0, dtype=np.int32))
+        jobs = (job_tail, job_pos.astype(np.int32, copy=False), job_neg.astype(np.int32, copy=False))
         max_length = -1 if self.max_head_length is None else self.max_head_length
         start = time.perf_counter()
         if self._memo is not None:
