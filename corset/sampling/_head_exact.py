@@ -474,11 +474,10 @@ class HeadSampler(HeadMethodSampler):
         errors : list of (SamplingError or None)
             Per tail, the error of its proposal or of its draws
             (:class:`ProposalLimitError` when ``max_proposals`` was reached).
-
-        With ``_flat`` (CORSET-GH's set-up), ``pairs`` is instead ``(n_pairs,
-        pos, neg)``: each tail's number of pairs (0 on error) and every pair,
-        tail after tail, as two int32 arrays.
         """
+        # ``_flat`` (CORSET-GH's set-up, which reads every pair in one array): ``pairs`` is then
+        # ``(n_pairs, pos, neg)``, each tail's number of pairs (0 on error) and every pair, tail
+        # after tail, as the batch kernel wrote them.
         rng = check_seed(random_state)
         data = self.data
         n_labels = data.n_labels
