@@ -213,18 +213,19 @@ cdef inline bint _same_ids(const index_t* a, Py_ssize_t na, const index_t* b, Py
     return True
 
 
-cdef ptr_t _rule_supports_core(const ptr_t* feature_indptr, const index_t* feature_ids,
-                               const ptr_t* label_indptr, const index_t* label_ids,
-                               Py_ssize_t n_records,
-                               const ptr_t* head_indptr, const index_t* head_ids,
-                               const ptr_t* tail_indptr, const index_t* tail_ids,
-                               Py_ssize_t n_rules,
-                               ptr_t* out_indptr, index_t* out_ids,
-                               int64_t* head_counts, int64_t* tail_counts,
-                               index_t* work, index_t* order,
-                               const uint64_t* feature_bits, const uint64_t* label_bits,
-                               Py_ssize_t n_words, uint64_t* acc) noexcept nogil:
-    """D[R] = D[H] ∩ D[T], |D[H]| and |D[T]| for every rule.
+cdef ptr_t rule_supports_core(const ptr_t* feature_indptr, const index_t* feature_ids,
+                              const ptr_t* label_indptr, const index_t* label_ids,
+                              Py_ssize_t n_records,
+                              const ptr_t* head_indptr, const index_t* head_ids,
+                              const ptr_t* tail_indptr, const index_t* tail_ids,
+                              Py_ssize_t n_rules,
+                              ptr_t* out_indptr, index_t* out_ids,
+                              int64_t* head_counts, int64_t* tail_counts,
+                              index_t* work, index_t* order,
+                              const uint64_t* feature_bits, const uint64_t* label_bits,
+                              Py_ssize_t n_words, uint64_t* acc) noexcept nogil:
+    """D[R] = D[H] ∩ D[T], |D[H]| and |D[T]| for every rule (:func:`rule_supports`' pass; exported
+    in the ``.pxd`` for the candidate store's compiled code).
 
     With record bitsets of every feature and label (``feature_bits``,
     ``label_bits``, ``n_words`` words each; else NULL), a rule whose shortest
@@ -634,7 +635,7 @@ def rule_supports(const ptr_t[::1] feature_indptr, const index_t[::1] feature_id
     if n_rules == 0:
         return out_indptr, out_ids[:0].copy(), head_counts, tail_counts
     with nogil:
-        pos = _rule_supports_core(&feature_indptr[0], _iptr(feature_ids), &label_indptr[0], _iptr(label_ids),
+        pos = rule_supports_core(&feature_indptr[0], _iptr(feature_ids), &label_indptr[0], _iptr(label_ids),
                                   n_records, &head_indptr[0], heads, &tail_indptr[0], tails, n_rules,
                                   &out_indptr_view[0], &out_view[0],
                                   &head_counts_view[0], &tail_counts_view[0],
@@ -677,23 +678,6 @@ cdef ptr_t rule_supports_bound(const ptr_t* feature_indptr, const ptr_t* label_i
                                n_records)
         total += _support_bound(label_indptr, tail_ids + tail_indptr[r], tail_indptr[r + 1] - tail_indptr[r], bound)
     return total
-
-
-cdef ptr_t rule_supports_core(const ptr_t* feature_indptr, const index_t* feature_ids,
-                              const ptr_t* label_indptr, const index_t* label_ids,
-                              Py_ssize_t n_records,
-                              const ptr_t* head_indptr, const index_t* head_ids,
-                              const ptr_t* tail_indptr, const index_t* tail_ids,
-                              Py_ssize_t n_rules,
-                              ptr_t* out_indptr, index_t* out_ids,
-                              int64_t* head_counts, int64_t* tail_counts,
-                              index_t* work, index_t* order,
-                              const uint64_t* feature_bits, const uint64_t* label_bits,
-                              Py_ssize_t n_words, uint64_t* acc) noexcept nogil:
-    """:func:`rule_supports`' pass, for other modules' compiled code (the candidate store)."""
-    return _rule_supports_core(feature_indptr, feature_ids, label_indptr, label_ids, n_records, head_indptr,
-                               head_ids, tail_indptr, tail_ids, n_rules, out_indptr, out_ids, head_counts,
-                               tail_counts, work, order, feature_bits, label_bits, n_words, acc)
 
 
 def rule_columns(const ptr_t[::1] support_indptr, const ptr_t[::1] tail_indptr, const int64_t[::1] head_counts,
