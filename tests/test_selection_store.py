@@ -286,6 +286,10 @@ def test_add_rows_refuses_and_stores_nothing_past_its_budget():
     bad = (arrays[0], np.full_like(arrays[1], 3), *arrays[2:])
     with pytest.raises(ValueError, match="feature id 3"):
         store.add_rows(numbers, flags, rows[2:], *bad, False, 1, 100)
+    head_indptr = arrays[0].copy()
+    head_indptr[2] = head_indptr[1] - 1   # rule 1 ends before it starts
+    with pytest.raises(ValueError, match="offsets of rule 1 decrease"):
+        store.add_rows(numbers, flags, rows[1:2], head_indptr, *arrays[1:], False, 1, 100)
     with pytest.raises(ValueError, match="flags and offsets"):
         store.add_rows(numbers, flags[:3], rows[2:], *arrays, False, 1, 100)
     assert store.size == 2

@@ -10,15 +10,17 @@ greedy).  :class:`RuleStore` holds all of these, one *slot* per stored rule
 in the order the rules were stored, and a map from a rule's registry number
 (:class:`~corset._ext._rule_registry.RuleRegistry`) to its slot.
 
-A step reads its pool's rows in one pass (:meth:`RuleStore.gather`) and
-stores its new rules in one pass (:meth:`RuleStore.append`), where a store
-of growing numpy arrays took a few dozen numpy calls per step (the greedy
-bookkeeping of a step on the small benchmark sets is a fraction of a
-millisecond, so those calls were a large part of it).  The statistics of
-a new rule are copied, never computed here; the distance sums are brought
-up to date for the rules a pool reads (:meth:`RuleStore.catch_up`), with
-the selection's own distance kernel and in the order the rules were
-chosen, so a stored value is the same double as one computed afresh.
+A step makes one call (:meth:`RuleStore.read_pool`): its new rules are
+stored (:meth:`RuleStore.add_rows`, their statistics computed by the
+selection's own support pass and arithmetic, ``rule_supports_core`` and
+``rule_ratios``, on the data bound with :meth:`RuleStore.bind_data`), the
+distance sums of the rules the pool reads are brought up to date
+(:meth:`RuleStore.catch_up`, with the selection's own distance kernel and
+in the order the rules were chosen) and its rows are read
+(:meth:`RuleStore.gather`).  The values are the same doubles as computed
+afresh.  A store of growing numpy arrays took a few dozen numpy calls per
+step, and the greedy bookkeeping of a step on the small benchmark sets is
+a fraction of a millisecond, so those calls were a large part of it.
 
 Memory: per stored rule, 9 int64 or float64 words, a byte, and its support
 and tail ids (int32).  What to evict and when is the caller's choice
@@ -315,6 +317,8 @@ cdef class RuleStore:
             r = rows[i]
             if r < 0 or r >= n_pool:
                 raise IndexError(f"add_rows: row {r} outside the pool of {n_pool} rules")
+            if head_indptr[r + 1] < head_indptr[r] or tail_indptr[r + 1] < tail_indptr[r]:
+                raise ValueError(f"add_rows: the offsets of rule {r} decrease")
             n_head += head_indptr[r + 1] - head_indptr[r]
             n_tail += tail_indptr[r + 1] - tail_indptr[r]
         for i in range(head_ids.shape[0]):
