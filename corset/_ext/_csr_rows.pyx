@@ -75,9 +75,8 @@ def gather_rows(const ptr_t[::1] indptr, const index_t[::1] ids, const int64_t[:
 
     Raises IndexError for a row outside the CSR.
     """
-    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, n_out = rows.shape[0], i, total = 0, pos = 0
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, n_out = rows.shape[0], i, total = 0
     cdef int64_t row
-    cdef ptr_t p
     for i in range(n_out):
         row = rows[i]
         if row < 0 or row >= n_rows:
@@ -87,14 +86,27 @@ def gather_rows(const ptr_t[::1] indptr, const index_t[::1] ids, const int64_t[:
     out_ids = np.empty(total, dtype=np.int32)
     cdef int64_t[::1] oi = out_indptr
     cdef int32_t[::1] od = out_ids
-    with nogil:
-        for i in range(n_out):
-            row = rows[i]
-            for p in range(indptr[row], indptr[row + 1]):
-                od[pos] = ids[p]
-                pos += 1
-            oi[i + 1] = pos
+    if n_out:
+        with nogil:
+            gather_rows_into(&indptr[0], &ids[0] if ids.shape[0] else NULL, &rows[0], n_out, &oi[0],
+                             &od[0] if total else NULL)
     return out_indptr, out_ids
+
+
+cdef ptr_t gather_rows_into(const ptr_t* indptr, const index_t* ids, const int64_t* rows, Py_ssize_t n_rows,
+                            ptr_t* out_indptr, index_t* out_ids) noexcept nogil:
+    """:func:`gather_rows`' copy, for rows already checked: rows ``rows[0 .. n_rows)`` of ``(indptr,
+    ids)`` into ``out_indptr`` (n_rows + 1 offsets from 0) and ``out_ids`` (room for their ids);
+    returns how many ids were written."""
+    cdef Py_ssize_t i
+    cdef ptr_t p, pos = 0
+    out_indptr[0] = 0
+    for i in range(n_rows):
+        for p in range(indptr[rows[i]], indptr[rows[i] + 1]):
+            out_ids[pos] = ids[p]
+            pos += 1
+        out_indptr[i + 1] = pos
+    return pos
 
 
 def with_negated_columns(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t n_columns,

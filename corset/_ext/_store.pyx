@@ -29,6 +29,7 @@ and tail ids (int32).  What to evict and when is the caller's choice
 import numpy as np
 
 from corset._ext._csr_rows import gather_rows
+from corset._ext._csr_rows cimport gather_rows_into
 
 from libc.stdint cimport int64_t, uint8_t
 from libc.string cimport memcpy
@@ -338,19 +339,11 @@ cdef class RuleStore:
         cdef int64_t[::1] gn = g_numbers
         cdef ptr_t[::1] ghp = g_head_indptr, gtp = g_tail_indptr
         cdef index_t[::1] ghi = g_head_ids, gti = g_tail_ids
-        cdef ptr_t a, b, k
-        ghp[0] = gtp[0] = 0
         for i in range(m):
-            r = rows[i]
-            gn[i] = numbers[r]
-            a, b = head_indptr[r], head_indptr[r + 1]
-            for k in range(a, b):
-                ghi[ghp[i] + k - a] = head_ids[k]
-            ghp[i + 1] = ghp[i] + b - a
-            a, b = tail_indptr[r], tail_indptr[r + 1]
-            for k in range(a, b):
-                gti[gtp[i] + k - a] = tail_ids[k]
-            gtp[i + 1] = gtp[i] + b - a
+            gn[i] = numbers[rows[i]]
+        with nogil:
+            gather_rows_into(&head_indptr[0], &head_ids[0] if n_head else NULL, &rows[0], m, &ghp[0], &ghi[0])
+            gather_rows_into(&tail_indptr[0], &tail_ids[0] if n_tail else NULL, &rows[0], m, &gtp[0], &gti[0])
         slots = self.slots(g_numbers)   # checks the numbers, and grows the map to them
         if slots.max() >= 0:
             raise ValueError("add_rows: a rule of the rows is stored already")
@@ -444,9 +437,8 @@ cdef class RuleStore:
         """The rows ``slots``, in that order: ``(support_indptr, support_ids, head_counts, tail_counts,
         precision, base_rate, accuracy, sums, eligible, q_bound, area_bound)``, new arrays."""
         self._check_slots(slots)
-        cdef Py_ssize_t m = slots.shape[0], i, total = 0, pos = 0
+        cdef Py_ssize_t m = slots.shape[0], i, total = 0
         cdef int64_t s
-        cdef ptr_t p
         cdef const int64_t[::1] sp = self._v_sp
         for i in range(m):
             total += sp[slots[i] + 1] - sp[slots[i]]
@@ -467,12 +459,10 @@ cdef class RuleStore:
         cdef const float64_t[::1] su = self._v_su, qb = self._v_qb
         cdef const uint8_t[::1] el = self._v_el
         with nogil:
+            if m:
+                gather_rows_into(&sp[0], &si[0] if total else NULL, &slots[0], m, &oi[0], &od[0] if total else NULL)
             for i in range(m):
                 s = slots[i]
-                for p in range(sp[s], sp[s + 1]):
-                    od[pos] = si[p]
-                    pos += 1
-                oi[i + 1] = pos
                 oint[0, i] = hc[s]
                 oint[1, i] = tc[s]
                 oint[2, i] = ab[s]

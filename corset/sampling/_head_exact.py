@@ -562,10 +562,11 @@ class HeadSampler(HeadMethodSampler):
             for k, i in enumerate(slots):
                 if status[k] == 0:
                     n_pairs[i] = bounds[k + 1] - bounds[k]
+            pos, neg = pos[:bounds[-1]], neg[:bounds[-1]]
             if any(status):   # a tail's draws failed: its pairs are left out
                 keep = np.repeat(np.asarray(status) == 0, np.diff(indptr))
-                pos, neg = pos[:bounds[-1]][keep], neg[:bounds[-1]][keep]
-            pairs = (n_pairs, pos[:bounds[-1]], neg[:bounds[-1]])
+                pos, neg = pos[keep], neg[keep]
+            pairs = (n_pairs, pos, neg)
         for k, i in enumerate(slots):
             if status[k] == 0:
                 if not _flat:
