@@ -481,3 +481,53 @@ def test_a_validated_cut_or_a_flat_end_is_not_a_budget_limit():
         else:
             assert model.budget_limited_ is (model.selection_.stop_reason == "budget")
     assert cut and flat
+
+
+def test_validated_horizon_needs_every_fold_stopped_by_its_held_out_score():
+    from corset.model._classifier import _FoldCurves, _validated_horizon
+
+    def fold(stopped, n):
+        out = _FoldCurves([(np.zeros(n + 1), np.zeros(n + 1), np.zeros(n + 1))])
+        out.held_out_stop, out.n_selected = stopped, n
+        return out
+
+    assert _validated_horizon([fold(True, 8), fold(True, 41), fold(True, 3)]) == 41
+    assert _validated_horizon([fold(True, 8), fold(False, 79), fold(True, 3)]) is None
+    assert _validated_horizon([[(np.zeros(3),) * 3]] * 3) is None   # curves that do not say how they stopped
+
+
+@pytest.mark.parametrize("seed, horizon", [(3, True), (0, False)])
+def test_a_list_kept_whole_is_selected_no_further_than_the_folds_followed(monkeypatch, seed, horizon):
+    """A short patience stops the folds early.  Seed 3: every fold is stopped by its held-out score and
+    the list is kept whole, so the final selection is the unvalidated one cut after as many rules as the
+    longest fold selected.  Seed 0: a fold runs to the budget, and the selection runs to it too."""
+    from corset.model import _classifier as C
+
+    monkeypatch.setattr(C, "VALIDATION_PATIENCE", 3)
+    monkeypatch.setattr(C, "VALIDATION_PATIENCE_FACTOR", 1)
+    folds = []
+    original = C._fold_curve
+
+    def recording(estimator, *args, **kwargs):
+        out = original(estimator, *args, **kwargs)
+        folds.append((estimator.selection_.stop_reason, len(estimator.selection_.rules)))
+        return out
+
+    monkeypatch.setattr(C, "_fold_curve", recording)
+    X, Y = noisy_data(seed)
+    params = dict(SMALL, negations=False, gh_gamma=0.5, prune_redundant=False)
+    model = CorsetClassifier(random_state=seed, validated_stop=True, **params).fit(X, Y)
+    whole = CorsetClassifier(random_state=seed, validated_stop=False, **params).fit(X, Y)
+    assert len(folds) == VALIDATED_STOP_FOLDS and model.n_rules_validated_ is None
+    assert all(reason == "validation" for reason, _ in folds) == horizon
+    longest = max(n for _, n in folds)
+    stopped = [n for reason, n in folds if reason == "validation"]
+    assert stopped and len(whole.selection_.rules) > max(stopped)   # a horizon of those folds would cut it
+    if horizon:
+        assert model.selection_.stop_reason == "validated"
+        assert model.selection_.rules == whole.selection_.rules[:longest]
+    else:
+        assert model.selection_.rules == whole.selection_.rules
+    m = model.min_support_validated_
+    assert [(r.head, r.tail) for r in model.rules_ if r.n_literals] == \
+           [(r.head, r.tail) for r in whole.rules_[:len(model.selection_.rules)] if r.n_literals and r.n_matched >= m]

@@ -576,7 +576,32 @@ def _fold_curve(estimator, X_train, Y_train, X_test, Y_test, min_matched=(0,)):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CliqueTruncationWarning)
         estimator._fit(X_train, Y_train, item_names=False, held_out=(X_test, Y_test), checked_labels=True)
-    return _prefix_curves(estimator, X_train, Y_train, X_test, Y_test, min_matched)
+    curves = _FoldCurves(_prefix_curves(estimator, X_train, Y_train, X_test, Y_test, min_matched))
+    curves.held_out_stop = estimator.selection_.stop_reason == _HeldOutPatience.reason
+    curves.n_selected = len(estimator.selection_.rules)
+    return curves
+
+
+class _FoldCurves(list):
+    """One fold's curves (:func:`_prefix_curves`, one per least support), and ``held_out_stop``:
+    whether the fold's selection was stopped by its held-out score (:class:`_HeldOutPatience`),
+    not by the budget or for want of candidates; ``n_selected``: the rules it selected."""
+
+    held_out_stop = False
+    n_selected = None
+
+
+def _validated_horizon(curves):
+    """The most selection steps the final fit makes when the validated list is kept whole: the
+    longest fold path, when every fold's selection was stopped by its held-out score; else None.
+
+    Such a fold followed its path until its held-out score had not risen for
+    ``VALIDATION_PATIENCE`` rules or more: the validation scored no rule past
+    the longest of them, so the final fit selects none either.
+    """
+    if not curves or not all(getattr(fold, "held_out_stop", False) for fold in curves):
+        return None
+    return max(fold.n_selected for fold in curves)
 
 
 def _micro_f1(tp, fp, fn):
@@ -686,6 +711,24 @@ class _KeptRules(StoppingCriterion):
         if rule_statistics(self.data, [step.rule]).rule_counts[0] >= self.least_support:
             self.n_kept += 1
         return self.n_kept >= self.k
+
+
+class _Steps(StoppingCriterion):
+    """Stop the selection after ``n`` rules (:func:`_validated_horizon`)."""
+
+    _reads_pool_share_before_adding_only = True
+
+    reason = "validated"
+
+    def __init__(self, n):
+        self.n = n
+
+    def start(self, data):
+        self.n_selected = 0
+
+    def after_adding(self, step):
+        self.n_selected += 1
+        return self.n_selected >= self.n
 
 
 def _warn_identifiers(columns, n):
@@ -954,7 +997,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         fold stops selecting once its held-out score has not risen for
         max(40, 3 × best) rules, best being its best prefix so far
         (``VALIDATION_PATIENCE``): the rules after that are not scored, and
-        its last score stands for them.  The fold fits draw a fifth of the
+        its last score stands for them.  When every fold stopped so and the
+        list is kept whole, the final selection stops after as many rules as
+        the longest fold selected (``selection_.stop_reason`` "validated"):
+        no rule past them was scored.  The fold fits draw a fifth of the
         tails, at least 10 (``VALIDATION_POOL_SHARE``): they are scored for
         their curves, not kept.
         "auto" and True: validate whenever there are at least 30 training
@@ -1486,6 +1532,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 budget = max(1, min(budget, self.n_rules_validated_))   # every selected rule is kept
             elif self.n_rules_validated_ > 0:
                 stopping = _KeptRules(self.n_rules_validated_, self.min_support_validated_)
+        if curves is not None and self.n_rules_validated_ is None and not self.second_round:
+            horizon = _validated_horizon(curves)
+            if horizon is not None and horizon < budget:
+                stopping = _Steps(max(1, horizon))
         patience = None
         if held_out is not None and not self.second_round:
             Xh = self.features_.transform(held_out[0])
