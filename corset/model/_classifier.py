@@ -1116,7 +1116,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         is used), the selection ran only that far: to its k-th rule, or,
         when rare rules are left out, to its k-th rule matched by at least
         ``min_support_validated_`` records (stop reason ``"validated"``).
-        Its rules' heads are ids of literals: ``j < n_items_`` is binary
+        When the list is kept whole and every fold stopped on its held-out
+        score, it ran no further than the longest fold's selection (also
+        ``"validated"``, with round 1 only).  Its rules' heads are ids of literals: ``j < n_items_`` is binary
         item j, ``n_items_ + i`` is ``NOT negated_features_[i]``.
     n_candidate_records_ : int
         The number of training records the final fit drew its candidate
