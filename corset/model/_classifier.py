@@ -24,7 +24,7 @@ from .._ext import _selection
 from .._validation import check_binary_matrix, check_unique_names, is_missing
 from ..binarydata import BinaryData, with_negated_columns
 from ..selection._objective import QUALITIES
-from ..selection._stopping import StoppingCriterion
+from ..selection._stopping import RuleBudget, StoppingCriterion
 from ..preprocessing import PercentileBinarizer
 from ..sampling._candidates import _resolve_n_jobs, check_pool_shape
 from ._features import RawFeatures
@@ -713,22 +713,12 @@ class _KeptRules(StoppingCriterion):
         return self.n_kept >= self.k
 
 
-class _Steps(StoppingCriterion):
-    """Stop the selection after ``n`` rules (:func:`_validated_horizon`)."""
+class _ValidatedHorizon(RuleBudget):
+    """The budget :func:`_validated_horizon` sets, stopping with reason "validated"."""
 
-    _reads_pool_share_before_adding_only = True
+    _reads_pool_share_before_adding_only = True   # read from each class itself, not inherited
 
     reason = "validated"
-
-    def __init__(self, n):
-        self.n = n
-
-    def start(self, data):
-        self.n_selected = 0
-
-    def after_adding(self, step):
-        self.n_selected += 1
-        return self.n_selected >= self.n
 
 
 def _warn_identifiers(columns, n):
@@ -1537,7 +1527,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if curves is not None and self.n_rules_validated_ is None and not self.second_round:
             horizon = _validated_horizon(curves)
             if horizon is not None and horizon < budget:
-                stopping = _Steps(max(1, horizon))
+                stopping = _ValidatedHorizon(max(1, horizon))
         patience = None
         if held_out is not None and not self.second_round:
             Xh = self.features_.transform(held_out[0])
