@@ -78,6 +78,8 @@ cdef extern from "corset_gh_memo.h":
     Py_ssize_t and_columns "corset_gh_and_columns"(const uint64_t* feature_bits, Py_ssize_t n_rw, const index_t* path,
                                                    Py_ssize_t n_path, uint64_t* dh, Py_ssize_t* lo,
                                                    Py_ssize_t* hi) noexcept nogil
+    int64_t common_bits "corset_common_bits"(const uint64_t* x, const uint64_t* y, int64_t first,
+                                             int64_t last) noexcept nogil
     Py_ssize_t popcount_words "corset_gh_popcount"(const uint64_t* x, Py_ssize_t n) noexcept nogil
     int64_t rule_counts "corset_gh_counts"(const uint64_t* col, const uint64_t* dh, const uint64_t* dpos,
                                            const uint64_t* doth, Py_ssize_t lo, Py_ssize_t hi, int64_t* pos,
@@ -998,26 +1000,16 @@ cdef Choice _choose_from_node(const Entry* entries, Py_ssize_t n_e, Py_ssize_t n
     return c
 
 
-cdef inline void _consider(Choice* c, index_t h, const uint64_t* col, const uint64_t* dh, const uint64_t* dpos,
-                           const uint64_t* doth, Py_ssize_t lo, Py_ssize_t hi, double phi, double gamma,
-                           double* best_gain) noexcept nogil:
-    # Candidate h's entry of node H (absent from D[H]: no record, value 0), kept when it
-    # comes first in the nodes' order (decreasing gain, then increasing feature id).
-    cdef int64_t n_all = 0, n_pos = 0, n_other = 0
-    cdef Entry e
+cdef inline void _word_range(const uint64_t* bits, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* first,
+                             Py_ssize_t* last) noexcept nogil:
+    # The first and last non-zero words of bits[lo..hi] (first > last: none).
+    first[0], last[0] = hi + 1, hi
+    while lo <= hi and bits[lo] == 0:
+        lo += 1
+    while hi >= lo and bits[hi] == 0:
+        hi -= 1
     if lo <= hi:
-        n_all = rule_counts(col, dh, dpos, doth, lo, hi, &n_pos, &n_other)
-    e.n_pos = <int32_t> n_pos
-    e.n_neg = <int32_t> (n_all - n_pos - n_other)
-    e.n_support = <int32_t> n_all
-    e.feature = h
-    e.gain = _value(&e, gamma) - phi
-    if c.feature < 0 or e.gain > best_gain[0] or (e.gain == best_gain[0] and h < c.feature):
-        best_gain[0] = e.gain
-        c.feature = h
-        c.value = _value(&e, gamma)
-        c.n_pos = e.n_pos
-        c.n_support = e.n_support
+        first[0], last[0] = lo, hi
 
 
 cdef Choice _choose_last(Search* s, const index_t* visited, double phi, double gamma,
@@ -1029,28 +1021,60 @@ cdef Choice _choose_last(Search* s, const index_t* visited, double phi, double g
     entry: the first candidate in decreasing gain, then increasing feature
     id, a candidate absent from D[H] having value 0), with only the search's
     own candidates counted: D[H] is in ``w.node_bits`` (records in words
-    lo..hi), and each candidate h costs three popcounts over those words.
-    Building the node would cost that for every feature, and the last step
-    of a search reads it once.
+    lo..hi).  Building the node would count every feature, and the last
+    step of a search reads it once.
+
+    A candidate h costs one popcount over the words of D[H]'s positives,
+    giving n_pos; a second one over its negatives' words, giving n_neg, only
+    when h may still come first.  Its gain (Algorithm 5's phi(H ∪ {h}) -
+    phi(H) = n_pos - γ·n_neg - phi) is at most n_pos - phi for γ ≥ 0, in
+    floating point too (subtracting a non-negative number never rounds up),
+    and the candidates are met in increasing id, so a tie with the best so
+    far loses: h is passed over when n_pos - phi is not above the best gain.
+    The chosen candidate's support is counted once, at the end.
     """
     cdef Choice c
-    cdef Py_ssize_t k
+    cdef Py_ssize_t k, pos_lo, pos_hi, neg_lo, neg_hi
     cdef uint64_t x
     cdef index_t h
-    cdef double best_gain = 0.0
+    cdef int64_t n_pos, n_neg, best_neg = 0
+    cdef double gain, best_gain = 0.0
+    cdef bint bounded = gamma >= 0.0
+    cdef const uint64_t* col
     cdef uint64_t* dh = w.node_bits
     cdef uint64_t* dpos = w.node_bits + n_rw
-    cdef uint64_t* doth = w.node_bits + 2 * n_rw
+    cdef uint64_t* dneg = w.node_bits + 2 * n_rw
     c.feature = -1
-    _split_roles(dh, slot_bits, n_rw, lo, hi, dpos, doth)
+    # D[H]'s positives (role 1) and negatives (role 2: neither role 1 nor role 0).
+    for k in range(lo, hi + 1):
+        dpos[k] = dh[k] & slot_bits[k]
+        dneg[k] = dh[k] & ~slot_bits[k] & ~slot_bits[n_rw + k]
+    _word_range(dpos, lo, hi, &pos_lo, &pos_hi)
+    _word_range(dneg, lo, hi, &neg_lo, &neg_hi)
     # The candidates from their bitset (the caller checks the search has one).
     for k in range(n_words):
         x = s.cand_bits[k]
         while x:
             h = <index_t> ((k << 6) + ctz64(x))
             x &= x - 1
-            if not _in_path(h, visited, s.n_visited):
-                _consider(&c, h, feature_bits + h * n_rw, dh, dpos, doth, lo, hi, phi, gamma, &best_gain)
+            if _in_path(h, visited, s.n_visited):
+                continue
+            col = feature_bits + h * n_rw
+            n_pos = common_bits(col, dpos, pos_lo, pos_hi) if pos_lo <= pos_hi else 0
+            if bounded and c.feature >= 0 and <double> n_pos - phi <= best_gain:
+                continue
+            n_neg = common_bits(col, dneg, neg_lo, neg_hi) if neg_lo <= neg_hi else 0
+            # _value's arithmetic, on the same int32 counts, so that ties break alike.
+            gain = (<double> <int32_t> n_pos - gamma * <double> <int32_t> n_neg) - phi
+            if c.feature < 0 or gain > best_gain:
+                best_gain = gain
+                best_neg = n_neg
+                c.feature = h
+                c.n_pos = n_pos
+    if c.feature >= 0:
+        c.value = <double> <int32_t> c.n_pos - gamma * <double> <int32_t> best_neg
+        col = feature_bits + c.feature * n_rw
+        c.n_support = common_bits(col, dh, lo, hi) if lo <= hi else 0
     return c
 
 
