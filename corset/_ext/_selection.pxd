@@ -21,7 +21,7 @@ cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support
                              const ptr_t* chosen_support_indptr, const index_t* chosen_support_ids,
                              const ptr_t* chosen_tail_indptr, const index_t* chosen_tail_ids,
                              Py_ssize_t first_chosen, Py_ssize_t n_chosen, float64_t* sums,
-                             uint64_t* bits) noexcept nogil
+                             uint64_t* bits, uint64_t* dense_bits, Py_ssize_t n_rw) noexcept nogil
 
 
 cdef void rule_ratios(int64_t r, int64_t h, int64_t t, int64_t n_records, float64_t* precision,

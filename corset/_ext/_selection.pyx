@@ -33,9 +33,10 @@ import numpy as np
 
 # scipy.special.rel_entr's own C function: the very doubles of the ufunc that
 # corset.selection.adjusted_accuracy calls (a libm x·log(x/y) differs from it in the last bit).
+from libc.stdlib cimport calloc, free
 from scipy.special.cython_special cimport rel_entr
 
-from corset._ext._intersect cimport (GALLOP_RATIO, gallop, intersect_count_ptr, intersect_into_ptr, popcount64, support_into_ptr,
+from corset._ext._intersect cimport (GALLOP_RATIO, common_bits, gallop, intersect_count_ptr, intersect_into_ptr, popcount64, support_into_ptr,
                                      support_count_ptr)
 from corset._ext._typedefs cimport index_t, ptr_t, uint8_t, uint64_t, int64_t, float64_t
 
@@ -428,6 +429,28 @@ cdef Py_ssize_t _greedy_gains_by_label_core(const ptr_t* label_indptr, const ind
     return chosen
 
 
+# A candidate's |D[c] ∩ D[R_j]| is a popcount of two bitsets (distance_sums_core's dense path) when
+# its records fill its words: at least DENSE_RECORDS_PER_WORD records per word of D[c]'s range (a
+# word's AND and popcount cost about what two records' bit tests do), and it lacks two chosen
+# rules' distances or more (its bitset, written once, serves them all).
+cdef Py_ssize_t DENSE_RECORDS_PER_WORD = 2
+
+
+cdef inline bint _dense_candidate(const index_t* sc, Py_ssize_t n_sc, Py_ssize_t n_missing) noexcept nogil:
+    return n_missing >= 2 and n_sc > 0 and ((sc[n_sc - 1] >> 6) - (sc[0] >> 6) + 1) * DENSE_RECORDS_PER_WORD <= n_sc
+
+
+cdef inline void _set_bits(uint64_t* bits, const index_t* ids, Py_ssize_t n, bint value) noexcept nogil:
+    # Set (value True) or clear the bits of ids in bits; clearing leaves their words zero.
+    cdef Py_ssize_t p
+    if value:
+        for p in range(n):
+            bits[ids[p] >> 6] |= (<uint64_t> 1) << (ids[p] & 63)
+    else:
+        for p in range(n):
+            bits[ids[p] >> 6] = 0
+
+
 cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support_ids,
                              const ptr_t* tail_indptr, const index_t* tail_ids,
                              const uint8_t* eligible, Py_ssize_t n_todo, const int64_t* todo,
@@ -435,7 +458,7 @@ cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support
                              const ptr_t* chosen_support_indptr, const index_t* chosen_support_ids,
                              const ptr_t* chosen_tail_indptr, const index_t* chosen_tail_ids,
                              Py_ssize_t first_chosen, Py_ssize_t n_chosen, float64_t* sums,
-                             uint64_t* bits) noexcept nogil:
+                             uint64_t* bits, uint64_t* dense_bits, Py_ssize_t n_rw) noexcept nogil:
     """sums[c] += d(c, chosen j) for j = start[c], ..., n_chosen - 1 in order, for every eligible c.
 
     The candidates c are ``todo[0 .. n_todo)`` (rows of the candidate CSR),
@@ -451,14 +474,72 @@ cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support
     |D[c] ∩ D[R_j]| is a bit test per record of D[c] instead of a merge of
     both lists, unless D[R_j] is so much shorter that galloping through
     D[c] is cheaper.
+
+    With ``dense_bits`` (or NULL): ``n_chosen - first_chosen + 1`` rows of
+    ``n_rw`` zeroed words, each covering every record id, left zeroed on
+    return.  A candidate whose records fill its words and that lacks two
+    distances or more (:func:`_dense_candidate`) is then taken first, on
+    its own: D[c] is written into the last row, each chosen rule's D[R_j]
+    into its row when first needed, and |D[c] ∩ D[R_j]| is a popcount of
+    the two over their common words.  Its sum receives the same distances
+    in the same order.
     """
     cdef Py_ssize_t c, j, p, t
     cdef const index_t* sj
     cdef const index_t* tj
     cdef const index_t* sc
-    cdef Py_ssize_t n_sj, n_tj, n_sc, n_tc
+    cdef Py_ssize_t n_sj, n_tj, n_sc, n_tc, j0, lo, hi
+    cdef Py_ssize_t n_rows = n_chosen - first_chosen
     cdef int64_t size_c, size_j, shared_labels, shared_records
     cdef bint written
+    cdef uint8_t* ready = NULL
+    cdef uint64_t* cbits
+    cdef uint64_t* row
+    if dense_bits != NULL and n_rows > 0:
+        ready = <uint8_t*> calloc(n_rows, 1)   # NULL (no memory): every candidate by the path below
+    if ready != NULL:
+        cbits = dense_bits + n_rows * n_rw
+        for t in range(n_todo):
+            c = todo[t] if todo != NULL else t
+            j0 = start[c] if start != NULL else first_chosen
+            sc = support_ids + support_indptr[c]
+            n_sc = support_indptr[c + 1] - support_indptr[c]
+            if not eligible[c] or not _dense_candidate(sc, n_sc, n_chosen - j0):
+                continue
+            n_tc = tail_indptr[c + 1] - tail_indptr[c]
+            size_c = <int64_t>n_sc * n_tc
+            _set_bits(cbits, sc, n_sc, True)
+            for j in range(j0, n_chosen):
+                sj = chosen_support_ids + chosen_support_indptr[j]
+                n_sj = chosen_support_indptr[j + 1] - chosen_support_indptr[j]
+                tj = chosen_tail_ids + chosen_tail_indptr[j]
+                n_tj = chosen_tail_indptr[j + 1] - chosen_tail_indptr[j]
+                size_j = <int64_t>n_sj * n_tj
+                # The cases of jaccard_distance_ptr, in its order (size_c > 0 unless T_c is empty).
+                if size_c == 0 and size_j == 0:
+                    sums[c] = sums[c] + 0.0
+                    continue
+                if size_c == 0 or size_j == 0:
+                    sums[c] = sums[c] + 1.0
+                    continue
+                shared_labels = intersect_count_ptr(tail_ids + tail_indptr[c], n_tc, tj, n_tj)
+                if shared_labels == 0:
+                    sums[c] = sums[c] + 1.0
+                    continue
+                row = dense_bits + (j - first_chosen) * n_rw
+                if not ready[j - first_chosen]:
+                    _set_bits(row, sj, n_sj, True)
+                    ready[j - first_chosen] = 1
+                lo = max(sc[0] >> 6, sj[0] >> 6)
+                hi = min(sc[n_sc - 1] >> 6, sj[n_sj - 1] >> 6)
+                shared_records = common_bits(cbits, row, lo, hi) if lo <= hi else 0
+                sums[c] = sums[c] + _jaccard_from_shared(size_c, size_j, shared_records, shared_labels)
+            _set_bits(cbits, sc, n_sc, False)
+        for j in range(first_chosen, n_chosen):
+            if ready[j - first_chosen]:
+                _set_bits(dense_bits + (j - first_chosen) * n_rw,
+                          chosen_support_ids + chosen_support_indptr[j],
+                          chosen_support_indptr[j + 1] - chosen_support_indptr[j], False)
     for j in range(first_chosen, n_chosen):
         sj = chosen_support_ids + chosen_support_indptr[j]
         n_sj = chosen_support_indptr[j + 1] - chosen_support_indptr[j]
@@ -475,6 +556,9 @@ cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support
                 continue
             sc = support_ids + support_indptr[c]
             n_sc = support_indptr[c + 1] - support_indptr[c]
+            if ready != NULL and _dense_candidate(sc, n_sc, n_chosen - (start[c] if start != NULL
+                                                                         else first_chosen)):
+                continue   # taken above
             n_tc = tail_indptr[c + 1] - tail_indptr[c]
             size_c = <int64_t>n_sc * n_tc
             # The cases of jaccard_distance_ptr, in its order.
@@ -502,6 +586,7 @@ cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support
         if written:
             for p in range(n_sj):
                 bits[sj[p] >> 6] = 0
+    free(ready)
 
 
 cdef void _pairwise_distances_core(const ptr_t* support_indptr, const index_t* support_ids,
@@ -909,7 +994,8 @@ def add_distance_sums(const ptr_t[::1] support_indptr, const index_t[::1] suppor
         distance_sums_core(&support_indptr[0], _iptr(support_ids), &tail_indptr[0], _iptr(tail_ids),
                            &eligible[0], n_candidates, NULL, NULL,
                            &chosen_support_indptr[0], _iptr(chosen_support_ids),
-                           &chosen_tail_indptr[0], _iptr(chosen_tail_ids), 0, n_chosen, &sums[0], &bits_v[0])
+                           &chosen_tail_indptr[0], _iptr(chosen_tail_ids), 0, n_chosen, &sums[0], &bits_v[0],
+                           NULL, 0)
 
 
 cdef index_t _last_id(const ptr_t[::1] indptr, const index_t[::1] ids, Py_ssize_t n_rows):

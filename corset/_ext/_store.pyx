@@ -40,6 +40,9 @@ from corset._ext._typedefs cimport index_t, ptr_t, float64_t, uint64_t
 # Gain bounds of a rule never evaluated (its first evaluation is exact).
 cdef float64_t NO_Q_BOUND = np.inf
 cdef int64_t NO_AREA_BOUND = np.iinfo(np.int64).max
+# The most catch_up's dense path may take for its rows (a chosen rule's records and a candidate's as
+# bitsets, each as long as the data's records); past it every distance is counted from record lists.
+cdef Py_ssize_t CATCH_UP_DENSE_BYTES = 32 * 1024 * 1024
 
 
 def _grown(array, Py_ssize_t needed):
@@ -83,6 +86,7 @@ cdef class RuleStore:
     cdef object _eligible       # uint8: intrinsic eligibility, cleared once chosen
     cdef object _summed         # int64, per slot: how many chosen rules its distance sum holds
     cdef object _bits           # uint64 scratch of catch_up (all zero between calls)
+    cdef object _dense          # uint64 rows of catch_up's dense path (all zero between calls)
     cdef Py_ssize_t _size
     # Typed views of the arrays above, taken when an array is (re)allocated: a call then reads
     # the store's own arrays without acquiring a buffer per array (a few thousand instructions
@@ -103,6 +107,7 @@ cdef class RuleStore:
         self._slot = np.zeros(0, dtype=np.int64)
         self._v_slot = self._slot
         self._bits = np.zeros(1, dtype=np.uint64)
+        self._dense = np.zeros(1, dtype=np.uint64)
         self._empty()
 
     cdef void _rows_views(self):
@@ -540,12 +545,23 @@ cdef class RuleStore:
             self._bits = np.zeros(top // 64 + 1, dtype=np.uint64)
         cdef uint64_t[::1] bits = self._bits
         cdef float64_t[::1] su = self._v_su
+        # The dense path's rows (distance_sums_core): one per chosen rule caught up, and the candidate's.
+        cdef Py_ssize_t n_rw = top // 64 + 1
+        cdef Py_ssize_t n_dense = (n_chosen - first + 1) * n_rw
+        cdef uint64_t* dense = NULL
+        cdef uint64_t[::1] dense_v
+        if 8 * n_dense <= CATCH_UP_DENSE_BYTES:
+            if self._dense.shape[0] < n_dense:
+                self._dense = np.zeros(min(max(n_dense, 2 * self._dense.shape[0]), CATCH_UP_DENSE_BYTES // 8),
+                                       dtype=np.uint64)
+            dense_v = self._dense
+            dense = &dense_v[0]
         with nogil:
             distance_sums_core(&sp[0], &si[0] if si.shape[0] else NULL, &tp[0], &ti[0] if ti.shape[0] else NULL,
                                &el[0], k, &td[0], &sm[0], &chosen_support_indptr[0],
                                &chosen_support_ids[0] if chosen_support_ids.shape[0] else NULL,
                                &chosen_tail_indptr[0], &chosen_tail_ids[0] if chosen_tail_ids.shape[0] else NULL,
-                               first, n_chosen, &su[0], &bits[0])
+                               first, n_chosen, &su[0], &bits[0], dense, n_rw)
             for i in range(k):
                 sm[td[i]] = n_chosen
 
