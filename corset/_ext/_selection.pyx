@@ -440,6 +440,24 @@ cdef inline bint _dense_candidate(const index_t* sc, Py_ssize_t n_sc, Py_ssize_t
     return n_missing >= 2 and n_sc > 0 and ((sc[n_sc - 1] >> 6) - (sc[0] >> 6) + 1) * DENSE_RECORDS_PER_WORD <= n_sc
 
 
+cdef inline bint _decided_by_labels(int64_t size_c, int64_t size_j, const index_t* tc, Py_ssize_t n_tc,
+                                    const index_t* tj, Py_ssize_t n_tj, float64_t* distance,
+                                    int64_t* shared_labels) noexcept nogil:
+    # The cases of jaccard_distance_ptr before the records, in its order: True with the distance
+    # when the coverages' sizes or tails decide it, else False with the shared labels (> 0).
+    if size_c == 0 and size_j == 0:
+        distance[0] = 0.0       # added as before (-0.0 + 0.0 is +0.0)
+        return True
+    if size_c == 0 or size_j == 0:
+        distance[0] = 1.0
+        return True
+    shared_labels[0] = intersect_count_ptr(tc, n_tc, tj, n_tj)
+    if shared_labels[0] == 0:
+        distance[0] = 1.0
+        return True
+    return False
+
+
 cdef inline void _set_bits(uint64_t* bits, const index_t* ids, Py_ssize_t n, bint value) noexcept nogil:
     # Set (value True) or clear the bits of ids in bits; clearing leaves their words zero.
     cdef Py_ssize_t p
@@ -491,6 +509,7 @@ cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support
     cdef Py_ssize_t n_sj, n_tj, n_sc, n_tc, j0, lo, hi
     cdef Py_ssize_t n_rows = n_chosen - first_chosen
     cdef int64_t size_c, size_j, shared_labels, shared_records
+    cdef float64_t distance
     cdef bint written
     cdef uint8_t* ready = NULL
     cdef uint64_t* cbits
@@ -515,16 +534,9 @@ cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support
                 tj = chosen_tail_ids + chosen_tail_indptr[j]
                 n_tj = chosen_tail_indptr[j + 1] - chosen_tail_indptr[j]
                 size_j = <int64_t>n_sj * n_tj
-                # The cases of jaccard_distance_ptr, in its order (size_c > 0 unless T_c is empty).
-                if size_c == 0 and size_j == 0:
-                    sums[c] = sums[c] + 0.0
-                    continue
-                if size_c == 0 or size_j == 0:
-                    sums[c] = sums[c] + 1.0
-                    continue
-                shared_labels = intersect_count_ptr(tail_ids + tail_indptr[c], n_tc, tj, n_tj)
-                if shared_labels == 0:
-                    sums[c] = sums[c] + 1.0
+                if _decided_by_labels(size_c, size_j, tail_ids + tail_indptr[c], n_tc, tj, n_tj, &distance,
+                                      &shared_labels):
+                    sums[c] = sums[c] + distance
                     continue
                 row = dense_bits + (j - first_chosen) * n_rw
                 if not ready[j - first_chosen]:
@@ -561,16 +573,9 @@ cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support
                 continue   # taken above
             n_tc = tail_indptr[c + 1] - tail_indptr[c]
             size_c = <int64_t>n_sc * n_tc
-            # The cases of jaccard_distance_ptr, in its order.
-            if size_c == 0 and size_j == 0:
-                sums[c] = sums[c] + 0.0       # distance 0, added as before (-0.0 + 0.0 is +0.0)
-                continue
-            if size_c == 0 or size_j == 0:
-                sums[c] = sums[c] + 1.0
-                continue
-            shared_labels = intersect_count_ptr(tail_ids + tail_indptr[c], n_tc, tj, n_tj)
-            if shared_labels == 0:
-                sums[c] = sums[c] + 1.0
+            if _decided_by_labels(size_c, size_j, tail_ids + tail_indptr[c], n_tc, tj, n_tj, &distance,
+                                  &shared_labels):
+                sums[c] = sums[c] + distance
                 continue
             if n_sj * GALLOP_RATIO < n_sc:
                 shared_records = intersect_count_ptr(sc, n_sc, sj, n_sj)
