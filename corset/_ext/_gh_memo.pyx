@@ -1060,10 +1060,10 @@ cdef Choice _choose_last(Search* s, const index_t* visited, double phi, double g
             if _in_path(h, visited, s.n_visited):
                 continue
             col = feature_bits + h * n_rw
-            n_pos = common_bits(col, dpos, pos_lo, pos_hi) if pos_lo <= pos_hi else 0
+            n_pos = common_bits(col, dpos, pos_lo, pos_hi)   # 0 over no word (pos_lo > pos_hi)
             if bounded and c.feature >= 0 and <double> n_pos - phi <= best_gain:
                 continue
-            n_neg = common_bits(col, dneg, neg_lo, neg_hi) if neg_lo <= neg_hi else 0
+            n_neg = common_bits(col, dneg, neg_lo, neg_hi)
             # _value's arithmetic, on the same int32 counts, so that ties break alike.
             gain = (<double> <int32_t> n_pos - gamma * <double> <int32_t> n_neg) - phi
             if c.feature < 0 or gain > best_gain:
@@ -1074,7 +1074,7 @@ cdef Choice _choose_last(Search* s, const index_t* visited, double phi, double g
     if c.feature >= 0:
         c.value = <double> <int32_t> c.n_pos - gamma * <double> <int32_t> best_neg
         col = feature_bits + c.feature * n_rw
-        c.n_support = common_bits(col, dh, lo, hi) if lo <= hi else 0
+        c.n_support = common_bits(col, dh, lo, hi)
     return c
 
 

@@ -544,7 +544,7 @@ cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support
                     ready[j - first_chosen] = 1
                 lo = max(sc[0] >> 6, sj[0] >> 6)
                 hi = min(sc[n_sc - 1] >> 6, sj[n_sj - 1] >> 6)
-                shared_records = common_bits(cbits, row, lo, hi) if lo <= hi else 0
+                shared_records = common_bits(cbits, row, lo, hi)   # 0 over no common word (lo > hi)
                 sums[c] = sums[c] + _jaccard_from_shared(size_c, size_j, shared_records, shared_labels)
             _set_bits(cbits, sc, n_sc, False)
         for j in range(first_chosen, n_chosen):
@@ -581,16 +581,14 @@ cdef void distance_sums_core(const ptr_t* support_indptr, const index_t* support
                 shared_records = intersect_count_ptr(sc, n_sc, sj, n_sj)
             else:
                 if not written:
-                    for p in range(n_sj):
-                        bits[sj[p] >> 6] |= (<uint64_t> 1) << (sj[p] & 63)
+                    _set_bits(bits, sj, n_sj, True)
                     written = True
                 shared_records = 0
                 for p in range(n_sc):
                     shared_records += (bits[sc[p] >> 6] >> (sc[p] & 63)) & 1
             sums[c] = sums[c] + _jaccard_from_shared(size_c, size_j, shared_records, shared_labels)
         if written:
-            for p in range(n_sj):
-                bits[sj[p] >> 6] = 0
+            _set_bits(bits, sj, n_sj, False)
     free(ready)
 
 

@@ -541,12 +541,12 @@ cdef class RuleStore:
         for j in range(first, n_chosen):
             if chosen_support_indptr[j + 1] > chosen_support_indptr[j]:
                 top = max(top, chosen_support_ids[chosen_support_indptr[j + 1] - 1])
-        if self._bits.shape[0] < top // 64 + 1:
-            self._bits = np.zeros(top // 64 + 1, dtype=np.uint64)
+        cdef Py_ssize_t n_rw = top // 64 + 1
+        if self._bits.shape[0] < n_rw:
+            self._bits = np.zeros(n_rw, dtype=np.uint64)
         cdef uint64_t[::1] bits = self._bits
         cdef float64_t[::1] su = self._v_su
         # The dense path's rows (distance_sums_core): one per chosen rule caught up, and the candidate's.
-        cdef Py_ssize_t n_rw = top // 64 + 1
         cdef Py_ssize_t n_dense = (n_chosen - first + 1) * n_rw
         cdef uint64_t* dense = NULL
         cdef uint64_t[::1] dense_v
