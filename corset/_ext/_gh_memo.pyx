@@ -511,20 +511,30 @@ cdef inline bint _in_path(index_t f, const index_t* path, Py_ssize_t n_path) noe
     return False
 
 
-cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path,
-                            Py_ssize_t n_features, const uint64_t* feature_bits, const uint64_t* slot_bits,
-                            Py_ssize_t n_rw, Py_ssize_t lo, Py_ssize_t hi, Workspace* w) noexcept nogil:
-    """``_count`` by popcounts: D[H], a bitset in ``w.node_bits`` (its records in words lo..hi),
-    ANDed with every feature's record bitset; the same counts, features touched in increasing
-    id order."""
-    cdef Py_ssize_t n_touched
+cdef Py_ssize_t _count_bits(const index_t* path, Py_ssize_t n_path, Py_ssize_t n_counted,
+                            const uint64_t* feature_bits, const uint64_t* slot_bits,
+                            Py_ssize_t n_rw, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t n_support,
+                            const Negations* neg, Workspace* w) noexcept nogil:
+    """``_count`` by popcounts: D[H], a bitset in ``w.node_bits`` (its records in words lo..hi,
+    ``n_support`` of them), ANDed with the record bitset of every counted feature (the first
+    ``n_counted``); the same counts, features touched in increasing id order.
+
+    With negated literals only the plain features are counted, as a scan counts them:
+    "NOT f" holds on D[H]'s records without f, so its counts are D[H]'s minus f's
+    (``_negated_left``).  A negated literal's bitset is nearly full on sparse data, where
+    its three popcounts per word would be most of the count."""
+    cdef Py_ssize_t n_touched, n_role1, n_role0
     cdef uint64_t* dh = w.node_bits
     cdef uint64_t* dpos = w.node_bits + n_rw
     cdef uint64_t* doth = w.node_bits + 2 * n_rw
     cdef bint any_other = _split_roles(dh, slot_bits, n_rw, lo, hi, dpos, doth)
-    n_touched = count_features(feature_bits, n_features, n_rw, dh, dpos, doth, any_other, lo, hi, path, n_path,
+    n_touched = count_features(feature_bits, n_counted, n_rw, dh, dpos, doth, any_other, lo, hi, path, n_path,
                                w.n_all, w.n_pos, w.n_other, w.touched)
     w.n_bitset += 1
+    if neg.n_negated > 0:
+        n_role1 = popcount_words(dpos + lo, hi - lo + 1)
+        n_role0 = popcount_words(doth + lo, hi - lo + 1) if any_other else 0
+        _negated_left(neg, n_support, n_role1, n_role0, w)
     return n_touched
 
 
@@ -653,8 +663,8 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
     plain features of the records and counts only them: "NOT f" holds on the records of
     D[path] without f, so its counts are D[path]'s minus f's, and the caller makes its entry
     from them (:func:`_negated_entry`; ``w.negated_left`` is then set, with D[path]'s counts
-    in ``w.n_support``, ``w.n_role1`` and ``w.n_role0``).  A count by popcounts counts every
-    literal itself."""
+    in ``w.n_support``, ``w.n_role1`` and ``w.n_role0``).  So does a count by popcounts
+    (:func:`_count_bits`), which then takes only the plain features' bitsets."""
     cdef Py_ssize_t n_support, i, k, n_touched = 0, n_scan = 0, lo, hi, n_split
     cdef Py_ssize_t n_role1 = 0, n_role0 = 0
     cdef ptr_t p, a, b
@@ -674,8 +684,9 @@ cdef Py_ssize_t _count(const ptr_t* f_indptr, const index_t* f_ids,
         if n_support == 0:
             return 0
         if (<double> n_support * n_occurrences
-                >= <double> BITSET_FACTOR * n_features * (hi - lo + 1) * n_records):
-            return _count_bits(path, n_path, n_features, feature_bits, slot_bits, n_rw, lo, hi, w)
+                >= <double> BITSET_FACTOR * n_counted * (hi - lo + 1) * n_records):
+            return _count_bits(path, n_path, n_counted, feature_bits, slot_bits, n_rw, lo, hi, n_support,
+                               neg, w)
         if <double> n_support * n_occurrences > SPLIT_FACTOR * n_counted * (hi - lo + 1) * n_records:
             n_split = _count_split(path, n_path, n_counted, feature_bits, slot_bits, n_rw, lo, hi,
                                    n_support, n_occurrences / n_records, r_indptr, r_end, r_ids, neg, w)
