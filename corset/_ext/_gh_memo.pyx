@@ -791,12 +791,13 @@ cdef inline bint _negated_entry(Entry* e, const Negations* neg, Py_ssize_t i, co
 
     The plain features of the path were not counted (or their counts were cleared), so "NOT f"
     with f on the path, on no record of D[path], is left out by the path test; so is a negated
-    literal on the path, like every feature of the path.
+    literal on the path, like every feature of the path.  Both have f's count 0 (a negated
+    literal of the path: f is on no record of D[H]), so only such literals are tested.
     """
     cdef index_t f = neg.negated[i]
     cdef index_t lit = <index_t> (neg.n_plain + i)
     cdef index_t n_all = <index_t> (w.n_support - w.n_all[f])
-    if n_all == 0 or _in_path(f, path, n_path) or _in_path(lit, path, n_path):
+    if n_all == 0 or (w.n_all[f] == 0 and (_in_path(f, path, n_path) or _in_path(lit, path, n_path))):
         return False
     # The arithmetic of _entry_of, so that ties break alike.
     e.n_pos = <index_t> (w.n_role1 - w.n_pos[f])
@@ -805,6 +806,28 @@ cdef inline bint _negated_entry(Entry* e, const Negations* neg, Py_ssize_t i, co
     e.feature = lit
     e.gain = _value(e, gamma) - phi
     return True
+
+
+cdef Py_ssize_t _offer_negated(Entry* heap, Py_ssize_t* n_heap, Py_ssize_t top_k, const Negations* neg,
+                               const index_t* path, Py_ssize_t n_path, const Workspace* w, double gamma,
+                               double phi) noexcept nogil:
+    """Offer every negated literal's entry (:func:`_negated_entry`) to the heap of a node's
+    ``top_k`` best; returns how many there are.
+
+    A node of sparse data has about as many negated literals as features, and
+    once the heap is full most of them are worse than its worst: such an entry
+    is compared by its gain and literal, before it is made (the order of
+    ``entry_before``)."""
+    cdef Py_ssize_t i, n = 0
+    cdef Entry e
+    for i in range(neg.n_negated):
+        if not _negated_entry(&e, neg, i, path, n_path, w, gamma, phi):
+            continue
+        n += 1
+        if n_heap[0] == top_k and not entry_before(e, heap[0]):
+            continue
+        offer_entry(heap, n_heap, top_k, e)
+    return n
 
 
 cdef inline double _value(const Entry* e, double gamma) noexcept nogil:
@@ -880,10 +903,8 @@ cdef Py_ssize_t _build_entries(const ptr_t* f_indptr, const index_t* f_ids,
         for i in range(n_touched):
             _entry_of(&e, w.touched[i], w, gamma, phi)
             offer_entry(items, &n_heap, top_k, e)
-        for i in range(n_negated):
-            if _negated_entry(&e, neg, i, path, n_path, w, gamma, phi):
-                offer_entry(items, &n_heap, top_k, e)
-                n_entries += 1
+        if n_negated > 0:
+            n_entries += _offer_negated(items, &n_heap, top_k, neg, path, n_path, w, gamma, phi)
         _reset(w, n_touched)
         sort_entries(items, top_k)
         n_keep[0] = top_k
