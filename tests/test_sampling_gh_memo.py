@@ -400,12 +400,18 @@ def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_f
     records), |D[H+h]|, |D[H+h] ∩ D_T^+| and the gain phi(H+h) - phi(H) (phi of a root: 0), whatever
     the counting mode (sparse, dense, popcounts); the best 32 come first, in order.  With negated
     literals (of a random half of the features), whose entries node builds make from their
-    features' counts, the same holds of every literal.  A node truncated to its ``top_k`` best
+    features' counts, the same holds of every literal, on sparse records also when "NOT f" holds
+    on no record of D[H].  A node truncated to its ``top_k`` best
     (top_k 8), or rebuilt with its ``upgrade_top_k`` best, keeps exactly the best 8 (or
-    ``upgrade_top_k``) of those entries, in order."""
+    ``upgrade_top_k``) of those entries, in order; every node counts its entries, and is complete
+    only when it keeps them all."""
     rng = np.random.RandomState(global_random_seed)
     X = rng.rand(150, n_features) < (density or rng.uniform(0.05, 0.6))
     Y = rng.rand(150, 2) < 0.4
+    if negated and density:
+        # Sparse records where each odd feature copies the even one before it: D[H] of a head with
+        # an even feature has its copy on every record, whose negated literal holds on none.
+        X[:, 1::2] = X[:, 0::2]
     if negated:
         data = BinaryData.with_negations(X, Y, np.sort(rng.choice(n_features, n_features // 2, replace=False)))
         X = data.X.toarray().astype(bool)   # the literals
@@ -438,6 +444,11 @@ def test_entries_of_every_node_match_a_brute_force_count(global_random_seed, n_f
             expected[int(h)] = (value - phi, int(positive[rows].sum()), int(rows.sum()))
         features, gains, n_pos, n_support = memo.entries(node)
         got = {int(f): (g, int(p), int(n)) for f, g, p, n in zip(features, gains, n_pos, n_support)}
+        if head:
+            # A built node counts its entries, kept or not (with negated literals, those of "NOT f"
+            # for f on none of D[H]'s records without making them), and is complete exactly when
+            # it keeps them all.
+            assert memo.counted(node) == (len(expected), len(features) == len(expected))
         if head and len(features) in (top_k, memo.upgrade_top_k) and len(features) < len(expected):
             # Truncated (not completed since; or rebuilt with its better half): the best top_k
             # (upgrade_top_k) in the node's order, decreasing gain then increasing id, the gain
