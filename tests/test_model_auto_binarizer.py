@@ -6,7 +6,8 @@ from sklearn.model_selection import KFold
 
 from corset.datasets import make_rule_data
 from corset.model import CorsetClassifier
-from corset.model._classifier import AUTO_BINARIZER_FOLDS, AUTO_BINARIZER_PERCENTILES, AUTO_NEGATION_LABEL_DENSITY
+from corset.model._classifier import (AUTO_BINARIZER_FOLDS, AUTO_BINARIZER_PERCENTILES, AUTO_NEGATION_LABEL_DENSITY,
+                                      _can_still_pass)
 from corset.preprocessing import PercentileBinarizer
 
 
@@ -53,12 +54,13 @@ def test_scores_are_the_cross_validated_micro_f1_of_each_candidate(seed, make):
         return pooled
 
     # The single cut on every fold; the five cuts raced against it: dropped after the first fold where
-    # their running mean gain is not positive, taken only when they survive every fold and gain beyond noise
+    # their running mean gain is not positive or the folds left cannot make them pass, taken only when they survive every fold and gain beyond noise
     # (the standard error corrected for the folds' overlapping training sets, Nadeau-Bengio).
     def raced(challenger, incumbent):
         gain = challenger - incumbent
         k = gain.size
-        n_folds = next((j + 1 for j in range(k) if gain[:j + 1].mean() <= 0), k)
+        n_folds = next((j + 1 for j in range(k)
+                        if gain[:j + 1].mean() <= 0 or not _can_still_pass(gain[:j + 1], k)), k)
         wins = n_folds == k and gain.mean() > max(0.0, gain.std(ddof=1) * np.sqrt(1 / k + 1 / (k - 1)))
         return n_folds, wins
 

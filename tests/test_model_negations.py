@@ -147,7 +147,9 @@ def test_auto_on_binary_data_keeps_the_first_guess_unless_the_folds_say_otherwis
     first, other = (original(est, X, {0: dict(binarizer="auto", negations=c)}, Y)[0] for c in (guess, not guess))
     gains = classifier._fold_micro_f1(classifier._every_rule(other)) - \
         classifier._fold_micro_f1(classifier._every_rule(first))
-    raced = next((j + 1 for j in range(gains.size) if gains[:j + 1].mean() <= 0), gains.size)
+    raced = next((j + 1 for j in range(gains.size)
+                  if gains[:j + 1].mean() <= 0 or not classifier._can_still_pass(gains[:j + 1], gains.size)),
+                 gains.size)
     # One fold at a time, in order, up to the fold that dropped it; with two workers, two at a time.
     batches = [[j] for j in range(raced)] if n_jobs is None else [[0, 1]] + ([[2]] if raced == 3 else [])
     assert [f for _, f in calls[1:]] == batches

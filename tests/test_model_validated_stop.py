@@ -8,7 +8,8 @@ from corset.datasets import make_rule_data
 from corset.model import CorsetClassifier, Rule
 from corset.selection import default_tail
 from corset.model._classifier import (VALIDATED_STOP_FOLDS, VALIDATION_MIN_TAILS, VALIDATION_POOL_SHARE,
-                                      _better_beyond_noise, _fold_curve, _prefix_counts, _prefix_curves,
+                                      _better_beyond_noise, _can_still_pass, _fold_curve, _prefix_counts,
+                                      _prefix_curves,
                                       _support_grid, _validated_length, _validated_support)
 
 SMALL = dict(n_rules=80, n_tails=10, n_heads_per_tail=5)
@@ -78,6 +79,67 @@ def test_races_use_the_corrected_standard_error(gains, wins, textbook):
     d = np.asarray(gains)
     assert bool(d.mean() > 0 and d.mean() > d.std(ddof=1) * np.sqrt(1 / d.size + 1 / (d.size - 1))) is wins
     assert bool(d.mean() > 0 and d.mean() > d.std(ddof=1) / np.sqrt(d.size)) is textbook
+
+
+def _passes(d):
+    """The test of :func:`_better_beyond_noise` on rows of per-fold differences, written out again."""
+    k = d.shape[-1]
+    m = d.mean(axis=-1)
+    return (m > 0) & (m > d.std(axis=-1, ddof=1) * np.sqrt(1 / k + 1 / (k - 1)))
+
+
+@pytest.mark.parametrize("k, seen", [(3, 1), (3, 2), (4, 2), (4, 3), (5, 3), (5, 4)])
+def test_a_challenger_is_dropped_early_only_when_no_later_folds_could_make_it_win(k, seen):
+    """Brute force over the differences of the folds left (a grid on [-1, 1], fine near the gains):
+    whenever some of them make the challenger better beyond noise, _can_still_pass says so; and when it
+    says so, the best of the grid is within its spacing of passing."""
+    rng = np.random.RandomState(k * 10 + seen)
+    r = k - seen
+    axis = np.unique(np.concatenate([np.linspace(-1, 1, 401), np.linspace(-0.1, 0.1, 2001)]))
+    if r == 2:
+        axis = np.unique(np.concatenate([np.linspace(-1, 1, 101), np.linspace(-0.1, 0.1, 201)]))
+    rest = np.stack(np.meshgrid(*[axis] * r, indexing="ij"), axis=-1).reshape(-1, r)
+    dropped = kept = 0
+    for _ in range(150 if r == 1 else 40):
+        gains = rng.normal(0.005, 0.015, size=seen)
+        d = np.hstack([np.broadcast_to(gains, (rest.shape[0], seen)), rest])
+        m = d.mean(axis=1)
+        margin = m - d.std(axis=1, ddof=1) * np.sqrt(1 / k + 1 / (k - 1))
+        can = _can_still_pass(gains, k)
+        assert bool(_passes(d).any()) <= can          # never dropped when it could still win
+        best = np.max(np.minimum(margin, m))   # > 0 exactly where some grid point passes
+        if can:
+            assert best > -1e-3   # within the grid's spacing of passing
+            kept += 1
+        else:
+            dropped += 1
+            assert best < 0
+    # Both outcomes occur with one fold left.  After one fold, equal gains always pass; with two or
+    # more left, differences near 1 on all of them outweigh any spread of the gains so far.
+    assert kept and (dropped > 0) == (r == 1)
+
+
+def test_two_folds_of_opposite_gains_end_the_race_before_the_third(monkeypatch):
+    """A challenger +0.016 then -0.0115 on three folds cannot pass the test whatever the third scores
+    (d1^2 + d2^2 + 6·d1·d2 < 0): it is not fitted there.  Gains of one sign go on to the third fold."""
+    from corset.model import _classifier as classifier
+
+    incumbent = [[_curve([0.3, 0.5])] for _ in range(3)]
+    for gains, fitted in [((0.016, -0.0115, 0.05), [[0], [1]]), ((0.016, 0.004, -0.03), [[0], [1], [2]]),
+                          ((0.016, -0.002, 0.01), [[0], [1], [2]])]:
+        calls = []
+
+        def fold_curves(self, X, candidates, Yb, folds=None, gains=gains):
+            calls.append(folds)
+            return {"other": [[_curve([0.3, 0.5 + gains[j]])] for j in folds]}
+
+        monkeypatch.setattr(classifier.CorsetClassifier, "_fold_curves", fold_curves)
+        other, wins = CorsetClassifier(n_jobs=1)._race(None, {}, None, incumbent)
+        assert calls == fitted and len(other) == len(fitted)
+        full = [[_curve([0.3, 0.5 + g])] for g in gains]
+        # The choice is the one the whole race makes.
+        assert wins == (len(other) == 3 and _better_beyond_noise([f[0] for f in full], [f[0] for f in incumbent]))
+        assert _can_still_pass(np.asarray(gains[:2]), 3) == (len(fitted) == 3)
 
 
 def test_validated_length_cuts_only_beyond_noise():

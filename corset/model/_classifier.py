@@ -645,6 +645,40 @@ def _better_beyond_noise(challenger, incumbent):
     return bool(d.mean() > 0 and d.mean() > se)
 
 
+def _can_still_pass(gains, k):
+    """Could the folds not yet fitted make a challenger with per-fold ``gains`` so far better beyond noise?
+
+    ``gains``: the micro-F1 differences on the first folds of ``k``.  The
+    test of :func:`_better_beyond_noise` on all k folds holds for some
+    differences d on the others, each in [-1, 1] (micro-F1 lies in
+    [0, 1]), exactly when it holds with all of them equal to one x in
+    [-1, 1]: for a given sum, equal values have the least spread.  With m
+    the mean, S and Q the sum and sum of squares of ``gains``, r = k - len(gains) and
+    c = 1/k + 1/(k-1), "m > 0 and m exceeds s·sqrt(c)" is "m > 0 and
+    h(x) = a·(S + r·x)^2 - c·(Q + r·x^2) > 0", a = (k - 1 + c·k)/k^2.  The
+    quadratic h is largest over the x with m >= 0 at an end or at its
+    vertex.  When no x makes h positive, no later fold can make the
+    challenger win, and the race drops it now: the choice is the one the
+    whole race would make.  Two gains of opposite signs can do this (for
+    three folds, whenever d1^2 + d2^2 + 6·d1·d2 < 0).
+    """
+    gains = np.asarray(gains, dtype=np.float64)
+    r = k - gains.size
+    if k < 2 or r <= 0:
+        return True
+    c = 1.0 / k + 1.0 / (k - 1)
+    a = (k - 1 + c * k) / k ** 2
+    S, Q = float(gains.sum()), float(np.square(gains).sum())
+    A, B, C = a * r * r - c * r, 2.0 * a * r * S, a * S * S - c * Q
+    lo = max(-1.0, -S / r)   # m >= 0 (at m = 0, h <= 0)
+    xs = [lo, 1.0]
+    if A < 0 and lo < -B / (2.0 * A) < 1.0:
+        xs.append(-B / (2.0 * A))
+    # A margin far below any micro-F1 difference: a challenger is dropped early only when it is
+    # clearly out of reach, never on rounding.
+    return max(A * x * x + B * x + C for x in xs) > -1e-12
+
+
 def _validated_length(curves):
     """``(k, mean_curve)``: where held-out data says to cut the rule list, or k None to keep it whole.
 
@@ -918,7 +952,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         fitted on the same folds (on numeric X with ``binarizer="auto"``,
         with the winning cuts), fold by fold, and dropped as soon as its
         mean per-fold difference so far is not positive (racing: a choice
-        that has not gained is not fitted on the remaining folds); it is
+        that has not gained, or that no later fold could lift past the
+        test below, is not fitted on the remaining folds); it is
         taken when it survives every fold and scores higher by more than
         the standard error of the per-fold differences, corrected for the
         folds' overlapping training sets (pooled scores in
@@ -1673,11 +1708,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
     def _raced_folds(self, X, candidate, Yb, incumbent):
         """The challenger ``candidate``'s fold curves, fold by fold, up to the first fold after which
-        its mean per-fold micro-F1 difference to ``incumbent`` (on the same folds) is not positive.
+        its mean per-fold micro-F1 difference to ``incumbent`` (on the same folds) is not positive,
+        or after which no differences on the folds left could make it better beyond noise.
 
         Racing: a challenger that has not gained on the folds seen so far is
         not fitted on the others (it could replace the incumbent only by a
-        mean gain beyond noise).  With ``n_jobs``, the folds are fitted in
+        mean gain beyond noise).  Nor is one whose gains so far are so spread
+        that the test on all folds fails whatever the others score
+        (:func:`_can_still_pass`): that stop changes no choice.  With ``n_jobs``, the folds are fitted in
         batches of ``n_jobs`` side by side, and the same prefix is kept (a
         batch may fit a fold past the one that drops the challenger), so the
         choice does not depend on ``n_jobs``.
@@ -1690,7 +1728,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 fitted += self._fold_curves(X, {"other": candidate}, Yb,
                                             folds=list(range(seen - 1, min(seen - 1 + batch, n_folds))))["other"]
             gains = _fold_micro_f1(_every_rule(fitted[:seen])) - _fold_micro_f1(_every_rule(incumbent[:seen]))
-            if gains.mean() <= 0:
+            if gains.mean() <= 0 or not _can_still_pass(gains, n_folds):
                 break
         return fitted[:seen]
 
