@@ -7,7 +7,7 @@ from sklearn.model_selection import KFold
 from corset.datasets import make_rule_data
 from corset.model import CorsetClassifier
 from corset.model._classifier import (AUTO_BINARIZER_FOLDS, AUTO_BINARIZER_PERCENTILES, AUTO_NEGATION_LABEL_DENSITY,
-                                      _can_still_pass)
+                                      AUTO_TOL_OCCURRENCES, _can_still_pass)
 from corset.preprocessing import PercentileBinarizer
 
 
@@ -43,8 +43,10 @@ def test_scores_are_the_cross_validated_micro_f1_of_each_candidate(seed, make):
     def cross_validated(percentile, negations, per_fold=False, n_folds=AUTO_BINARIZER_FOLDS):
         truth, predicted = [], []
         for (train, test), s in zip(folds, seeds[1:]):
+            # τ="auto" counts 3 new label occurrences of all records: 3 · |train| / n of a fold's.
+            tol = AUTO_TOL_OCCURRENCES * train.size / X.shape[0] / Y[train].sum()
             inner = CorsetClassifier(random_state=int(s), binarizer=PercentileBinarizer(percentile),
-                                     negations=negations, **params)
+                                     negations=negations, tol=tol, **params)
             predicted.append(inner.fit(X[train], Y[train]).predict(X[test]))
             truth.append(Y[test])
         pooled = f1_score(np.vstack(truth[:n_folds]), np.vstack(predicted[:n_folds]), average="micro")
@@ -54,8 +56,9 @@ def test_scores_are_the_cross_validated_micro_f1_of_each_candidate(seed, make):
         return pooled
 
     # The single cut on every fold; the five cuts raced against it: dropped after the first fold where
-    # their running mean gain is not positive or the folds left cannot make them pass, taken only when they survive every fold and gain beyond noise
-    # (the standard error corrected for the folds' overlapping training sets, Nadeau-Bengio).
+    # their running mean gain is not positive or the folds left cannot make them pass, taken only when
+    # they survive every fold and gain beyond noise (the standard error corrected for the folds'
+    # overlapping training sets, Nadeau-Bengio).
     def raced(challenger, incumbent):
         gain = challenger - incumbent
         k = gain.size

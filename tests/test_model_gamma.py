@@ -47,10 +47,10 @@ def test_noise_free_labels_climb_the_ladder_and_the_fit_uses_the_gamma_chosen(mo
     X, Y, X_test, Y_test = digit_labels(400)
     seen = _gammas_searched(monkeypatch)
     model = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
-    # 2 beats 0.5 on the folds beyond noise, 8 does not beat 2: the climb stops there.
+    # 2 beats 0.5 on the folds beyond noise, 8 does not beat 2 beyond noise: the climb stops there.
     assert model.gh_gamma_ == 2.0
     assert list(model.gh_gamma_scores_) == list(AUTO_GH_GAMMAS)
-    assert model.gh_gamma_scores_[2.0] > max(model.gh_gamma_scores_[0.5], model.gh_gamma_scores_[8.0])
+    assert model.gh_gamma_scores_[2.0] > model.gh_gamma_scores_[0.5]
     assert seen[-1] == 2.0 and set(seen) == set(AUTO_GH_GAMMAS)
     # On held-out digits the more precise heads predict better (0.79 against 0.75 here).
     fixed = CorsetClassifier(random_state=0, gh_gamma=0.5, **FAST).fit(X, Y)

@@ -7,10 +7,10 @@ from sklearn.model_selection import KFold
 from corset.datasets import make_rule_data
 from corset.model import CorsetClassifier, Rule
 from corset.selection import default_tail
-from corset.model._classifier import (VALIDATED_STOP_FOLDS, VALIDATION_MIN_TAILS, VALIDATION_POOL_SHARE,
-                                      _better_beyond_noise, _can_still_pass, _fold_curve, _prefix_counts,
-                                      _prefix_curves,
-                                      _support_grid, _validated_length, _validated_support)
+from corset.model._classifier import (AUTO_TOL_OCCURRENCES, VALIDATED_STOP_FOLDS, VALIDATION_MIN_TAILS,
+                                      VALIDATION_POOL_SHARE, _better_beyond_noise, _can_still_pass, _fold_curve,
+                                      _prefix_counts, _prefix_curves, _support_grid, _validated_length,
+                                      _validated_support)
 
 SMALL = dict(n_rules=80, n_tails=10, n_heads_per_tail=5)
 
@@ -346,6 +346,40 @@ def test_with_rare_rules_left_out_the_selection_stops_at_the_kth_rule_kept():
 
 def fold_tails(n_tails):
     return min(n_tails, max(VALIDATION_MIN_TAILS, round(n_tails * VALIDATION_POOL_SHARE)))
+
+
+@pytest.mark.parametrize("tol", ["auto", 0.01, None])
+def test_fold_fits_count_the_auto_tolerance_on_their_share_of_the_records(monkeypatch, tol):
+    """tol="auto" stops once no candidate covers more than 3 new label occurrences of the n records:
+    a fold fit stops at 3 · |train| / n of its own (its path runs as far as the final fit's, as a least
+    support is scaled).  A share τ of ||L|| is a share on a fold too, and None stays None."""
+    from corset.model import _classifier as classifier
+
+    X, Y = noisy_data(1)
+    seen = []
+    original = classifier._fold_curve
+
+    def spy(estimator, X_train, Y_train, *args):
+        seen.append((estimator.tol, X_train.shape[0], int(Y_train.sum()), estimator))
+        return original(estimator, X_train, Y_train, *args)
+
+    monkeypatch.setattr(classifier, "_fold_curve", spy)
+    # A budget long enough for the folds to stop by τ (or their held-out score) first.
+    model = CorsetClassifier(random_state=0, tol=tol, validated_stop=True, negations=False,
+                             **dict(SMALL, n_rules=400)).fit(X, Y)
+    n = X.shape[0]
+    assert len(seen) >= VALIDATED_STOP_FOLDS and model.tol == tol   # the γ race may add one
+    for fold_tol, n_train, occurrences, estimator in seen:
+        if tol == "auto":
+            assert fold_tol == pytest.approx(AUTO_TOL_OCCURRENCES * n_train / n / occurrences)
+            assert fold_tol * occurrences == pytest.approx(2.0, abs=0.02)   # two thirds of 3
+            # The fold's selection stopped where no candidate covered more new occurrences than that.
+            if estimator.selection_.stop_reason == "tol":
+                assert estimator.selection_.areas[-1] <= AUTO_TOL_OCCURRENCES * n_train / n + 1e-9
+        else:
+            assert fold_tol == tol
+    if tol is not None:
+        assert any(e.selection_.stop_reason == "tol" for *_, e in seen)
 
 
 @pytest.mark.parametrize("n_tails, expected", [(50, 10), (80, 16), (12, 10), (10, 10), (3, 3)])

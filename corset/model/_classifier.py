@@ -35,7 +35,17 @@ _RENAMED = {"gamma": "gh_gamma", "epsilon": "gh_epsilon"}
 """Parameters renamed since earlier versions: old name -> new name (read by ``from_dict``)."""
 
 AUTO_TOL_OCCURRENCES = 3
-"""With ``tol="auto"``, selection stops once no candidate covers more than this many new label occurrences."""
+"""With ``tol="auto"``, selection stops once no candidate covers more than this many new label occurrences.
+
+A count of records' labels, so a fold fit of the internal validation counts
+it on its share of the records: ``3 · |train| / n`` (2 for three folds), as a
+least support is scaled.  Its path then runs as far as the final fit's, and
+the validation scores the rules the final fit selects; with 3 on a fold,
+the folds of birds stopped after 11 to 49 rules while the final fits went
+on to 56 to 100, whose end no fold had scored.  Scaled, birds' mean test
+micro-F1 (raw features, seeds 0-2) rose from 0.438 to 0.457; emotions,
+medical, CAL500, bibtex and yeast kept their models, enron and corel5k
+moved by +0.0002 and +0.0006."""
 AUTO_F1_PATIENCE = 5
 """With ``f1_patience="auto"`` and negated literals, the selection stops after this many rules
 without a new maximum of the training micro-F1."""
@@ -854,7 +864,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         label occurrences falls to τ or below (Algorithm 1; which share, see
         ``share_criterion``); None disables the criterion.  "auto" sets
         τ = 3 / ||L||: stop once no candidate covers more than three new
-        label occurrences, whatever the number of labels.
+        label occurrences, whatever the number of labels (a fold fit of the
+        internal validation counts ``3 · |train| / n`` of its own records'
+        occurrences: its path runs as far as the final fit's).
     share_criterion : {"chosen", "pool"}, default="pool"
         **Stopping.**  Compare τ with the chosen rule's share (Algorithm 1 as
         printed) or with the largest share in the step's pool (see
@@ -1832,10 +1844,21 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 cache[j] = (X, Yb.shape, taken)
             return taken
 
-        jobs = ((self._inner_estimator(**{"gh_gamma": gamma, **candidate}, random_state=seed, prune_redundant=False,
-                                       validated_stop=False, n_tails=n_tails, n_jobs=1 if n_jobs > 1 else self.n_jobs),
-                 *fold_rows(j, train, test), [m * train.size / n for m in grid])
-                for _, candidate, train, test, seed, j in tasks)
+        def fold_job(candidate, train, test, seed, j):
+            rows = fold_rows(j, train, test)
+            scaled = {}
+            if isinstance(self.tol, str):
+                # τ="auto" counts new label occurrences: 3 on all n records are 3 · |train| / n on a
+                # fold's, as with the least support, so that a fold's path runs as far as the final
+                # fit's and the validation scores the rules the final fit selects.
+                occurrences = max(int(rows[1].sum()), 1)
+                scaled["tol"] = min(1.0, AUTO_TOL_OCCURRENCES * train.size / n / occurrences)
+            estimator = self._inner_estimator(**{"gh_gamma": gamma, **candidate, **scaled}, random_state=seed,
+                                              prune_redundant=False, validated_stop=False, n_tails=n_tails,
+                                              n_jobs=1 if n_jobs > 1 else self.n_jobs)
+            return (estimator, *rows, [m * train.size / n for m in grid])
+
+        jobs = (fold_job(candidate, train, test, seed, j) for _, candidate, train, test, seed, j in tasks)
         bar = None
         if self.verbose:
             # The fold fits are most of a validated fit's time: show them, not only the final selection.
