@@ -689,6 +689,13 @@ def _can_still_pass(gains, k):
     return max(A * x * x + B * x + C for x in xs) > -1e-12
 
 
+def _auto_tol(n_label_occurrences, n_records=1, n_all=1):
+    """τ of ``tol="auto"`` as a share of ``n_label_occurrences`` (||L||): ``AUTO_TOL_OCCURRENCES``
+    new label occurrences of ``n_all`` records, counted on ``n_records`` of them (a fold's
+    training records: ``3 · |train| / n``)."""
+    return min(1.0, AUTO_TOL_OCCURRENCES * n_records / n_all / max(n_label_occurrences, 1))
+
+
 def _validated_length(curves):
     """``(k, mean_curve)``: where held-out data says to cut the rule list, or k None to keep it whole.
 
@@ -1851,8 +1858,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 # τ="auto" counts new label occurrences: 3 on all n records are 3 · |train| / n on a
                 # fold's, as with the least support, so that a fold's path runs as far as the final
                 # fit's and the validation scores the rules the final fit selects.
-                occurrences = max(int(rows[1].sum()), 1)
-                scaled["tol"] = min(1.0, AUTO_TOL_OCCURRENCES * train.size / n / occurrences)
+                scaled["tol"] = _auto_tol(int(rows[1].sum()), train.size, n)
             estimator = self._inner_estimator(**{"gh_gamma": gamma, **candidate, **scaled}, random_state=seed,
                                               prune_redundant=False, validated_stop=False, n_tails=n_tails,
                                               n_jobs=1 if n_jobs > 1 else self.n_jobs)
@@ -1928,7 +1934,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     def _resolve_tol(tol, data):
         """τ as a share of ||L||; "auto" is AUTO_TOL_OCCURRENCES new label occurrences."""
         if isinstance(tol, str):
-            return min(1.0, AUTO_TOL_OCCURRENCES / max(data.n_label_occurrences, 1))
+            return _auto_tol(data.n_label_occurrences)
         return tol
 
     def _make_rules(self, data, result, label_precision=True):
