@@ -630,9 +630,28 @@ def _scored_length(curve):
     a plateau: on enron (raw features, seeds 0-2) 150 rules scored 0.575 and
     300 rules 0.570, with 64 to 76 kept rules where the folds had scored 45 to 67.
     """
-    if curve is None or curve.size < 2 or int(np.argmax(curve)) == curve.size - 1:
+    if curve is None or curve.size < 2 or _rising_at_end(curve):
         return None
     return int(curve.size - 1)
+
+
+def _rising_at_end(curve):
+    """Is the mean held-out curve of :func:`_validated_length` highest first at its last prefix (still rising)?"""
+    return curve.size > 1 and int(np.argmax(curve)) == curve.size - 1
+
+
+def _stop_after_kept(k, least_support, min_support, budget, stopping):
+    """``(budget, stopping)`` that end the selection once it holds ``k`` rules matched by ``least_support`` records.
+
+    At the fit's own ``min_support`` every selected rule is kept, and the
+    budget is the bound; else a :class:`_KeptRules` stop joins ``stopping``.
+    """
+    if least_support == min_support:
+        return max(1, min(budget, k)), stopping
+    if k > 0:
+        cap = _KeptRules(k, least_support)
+        stopping = cap if stopping is None else [stopping, cap]
+    return budget, stopping
 
 
 def _micro_f1(tp, fp, fn):
@@ -1598,10 +1617,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             # whatever comes after them, so the selection stops at the k-th rule it keeps (selection_
             # then ends there).  Not with the F1 stop, which may keep a shorter prefix of a longer run,
             # nor with round 2, whose pool is every round-1 pool.
-            if self.min_support_validated_ == params["min_support"]:
-                budget = max(1, min(budget, self.n_rules_validated_))   # every selected rule is kept
-            elif self.n_rules_validated_ > 0:
-                stopping = _KeptRules(self.n_rules_validated_, self.min_support_validated_)
+            budget, stopping = _stop_after_kept(self.n_rules_validated_, self.min_support_validated_,
+                                                params["min_support"], budget, stopping)
         if curves is not None and self.n_rules_validated_ is None and not self.second_round:
             horizon = _validated_horizon(curves)
             if horizon is not None and horizon < budget:
@@ -1609,11 +1626,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             scored = _scored_length(self.validation_curve_)
             if scored is not None:
                 # Keep no more rules than the folds scored on a plateau (the longest scored list).
-                if self.min_support_validated_ == params["min_support"]:
-                    budget = max(1, min(budget, scored))   # every selected rule is kept
-                else:
-                    cap = _KeptRules(scored, self.min_support_validated_)
-                    stopping = cap if stopping is None else [stopping, cap]
+                budget, stopping = _stop_after_kept(scored, self.min_support_validated_, params["min_support"],
+                                                    budget, stopping)
         patience = None
         if held_out is not None and not self.second_round:
             Xh = self.features_.transform(held_out[0])
@@ -1640,7 +1654,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         # budget kept more rules out.  A validated cut also stops at "budget", but it cuts where
         # the curve is highest, before its end.
         self.budget_limited_ = None if curve is None else bool(
-            result.stop_reason == "budget" and curve.size > 1 and int(np.argmax(curve)) == curve.size - 1)
+            result.stop_reason == "budget" and _rising_at_end(curve))
         keep = np.arange(len(result.rules))
         if self.min_support_validated_ is not None and self.min_support_validated_ > params["min_support"]:
             # The rare rules the folds scored better without (Rule.n_matched: the records with head and tail).
