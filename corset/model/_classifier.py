@@ -614,27 +614,6 @@ def _validated_horizon(curves):
     return max(fold.n_selected for fold in curves)
 
 
-def _scored_length(curve):
-    """How many kept rules the final fit may keep when the validated list is kept whole, or None for no bound.
-
-    ``curve``: the mean held-out micro-F1 of the prefixes of 0, 1, ...
-    kept rules (:func:`_validated_length`), its last entry the longest
-    list a fold scored.  When its best lies before its end, the folds saw
-    the rules past the best add nothing beyond noise (else the list would
-    have been cut there), and they scored no rule past the end: the final
-    fit, whose path on all the records can run further, keeps at most
-    ``curve.size - 1`` rules, as many as the folds scored.  When the best is
-    the end, the held-out score was still rising where the folds' paths
-    ended, and the rules past it are kept, as the trend says (None).  Without
-    this bound a larger budget ``n_rules`` added rules no fold had scored to
-    a plateau: on enron (raw features, seeds 0-2) 150 rules scored 0.575 and
-    300 rules 0.570, with 64 to 76 kept rules where the folds had scored 45 to 67.
-    """
-    if curve is None or curve.size < 2 or _rising_at_end(curve):
-        return None
-    return int(curve.size - 1)
-
-
 def _rising_at_end(curve):
     """Is the mean held-out curve of :func:`_validated_length` highest first at its last prefix (still rising)?"""
     return curve.size > 1 and int(np.argmax(curve)) == curve.size - 1
@@ -1084,10 +1063,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         its last score stands for them.  When every fold stopped so and the
         list is kept whole, the final selection stops after as many rules as
         the longest fold selected (``selection_.stop_reason`` "validated"):
-        no rule past them was scored.  Likewise, when the folds' mean curve
-        is highest before its end (a plateau), the final fit keeps no more
-        rules than the longest list a fold scored; only a curve still rising
-        at its end lets it keep more.  The fold fits draw a fifth of the
+        no rule past them was scored.  Otherwise the final fit's path runs
+        on to its own stop, though the folds scored fewer rules: its path on
+        all the records finds rules a fold's does not.  The fold fits draw a fifth of the
         tails, at least 10 (``VALIDATION_POOL_SHARE``): they are scored for
         their curves, not kept.
         "auto" and True: validate whenever there are at least 30 training
@@ -1623,11 +1601,6 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             horizon = _validated_horizon(curves)
             if horizon is not None and horizon < budget:
                 stopping = _ValidatedHorizon(max(1, horizon))
-            scored = _scored_length(self.validation_curve_)
-            if scored is not None:
-                # Keep no more rules than the folds scored on a plateau (the longest scored list).
-                budget, stopping = _stop_after_kept(scored, self.min_support_validated_, params["min_support"],
-                                                    budget, stopping)
         patience = None
         if held_out is not None and not self.second_round:
             Xh = self.features_.transform(held_out[0])
