@@ -1065,9 +1065,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         the longest fold selected (``selection_.stop_reason`` "validated"):
         no rule past them was scored.  Otherwise the final fit's path runs
         on to its own stop, though the folds scored fewer rules: its path on
-        all the records finds rules a fold's does not.  The fold fits draw a fifth of the
-        tails, at least 10 (``VALIDATION_POOL_SHARE``): they are scored for
-        their curves, not kept.
+        all the records finds rules a fold's does not.  The fold fits draw a
+        fifth of the tails, at least 10 (``VALIDATION_POOL_SHARE``): they are
+        scored for their curves, not kept.
         "auto" and True: validate whenever there are at least 30 training
         records; False: keep every selected rule.  Past 10,000 training
         records the folds of every internal validation split a random
