@@ -219,14 +219,24 @@ def _read_arff(path, label_xml, n_labels, label_names):
 
     try:
         if label_xml is None and n_labels is None and label_names is not None:
-            # A model's labels: MULAN puts them last, MEKA first.
-            for count in (-len(label_names), len(label_names)):
-                data = load_arff(path, n_labels=count, as_frame=True, strings="separate")
+            # A model's labels: MULAN puts them last, MEKA first.  A layout that is not the file's
+            # may not even read (MEKA's last attributes are numeric features, no labels): only when
+            # neither reads with the model's labels is it an error, naming what each layout found.
+            found = []
+            for count, where in ((-len(label_names), "last"), (len(label_names), "first")):
+                try:
+                    data = load_arff(path, n_labels=count, as_frame=True, strings="separate")
+                except ValueError as exc:
+                    reason = str(exc).removeprefix(f"{path}: ")   # the path is said once, below
+                    found.append(f"the {where} {len(label_names)} attributes: {reason}")
+                    continue
                 if data.label_names == list(label_names):
                     break
+                found.append(f"the {where} {len(label_names)} attributes are {', '.join(data.label_names[:3])}, ...")
             else:
                 raise CommandError(f"{path}: the model's labels ({', '.join(label_names[:3])}, ...) are neither "
-                                   f"the first nor the last {len(label_names)} attributes; give --label-xml")
+                                   f"the first nor the last {len(label_names)} attributes ({'; '.join(found)}); "
+                                   "give --label-xml")
         else:
             data = load_arff(path, label_xml=label_xml, n_labels=n_labels, as_frame=True, strings="separate")
     except (ValueError, FileNotFoundError) as exc:

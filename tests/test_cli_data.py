@@ -451,3 +451,34 @@ def test_n_jobs_gives_the_same_model_and_scores(tmp_path):
     for command in (("fit", "data.csv", "--labels", labels), ("cv", "data.csv", "--labels", labels)):
         refused = corset(*command, "--n-jobs", "0", cwd=tmp_path)
         assert refused.returncode == 2 and "--n-jobs: must be a positive number of jobs, or negative" in refused.stderr
+
+
+def test_meka_arff_fit_evaluate_predict(tmp_path):
+    """A MEKA file (labels first, "-C 2" in @relation, numeric features last): evaluate and
+    predict find the model's labels as the first attributes, though reading the last two as
+    labels fails (they are numeric); a file with neither layout is refused, naming both."""
+    rng = np.random.RandomState(0)
+    n = 150
+    x = rng.normal(size=(n, 3))
+    head = ("@relation 'toy: -C 2'\n@attribute a {0,1}\n@attribute b {0,1}\n"
+            + "".join(f"@attribute x{j} numeric\n" for j in range(3)) + "@data\n")
+    rows = [f"{int(x[i, 0] > 0.3)},{int(x[i, 1] < -0.2)}," + ",".join(f"{v:.4f}" for v in x[i]) + "\n"
+            for i in range(n)]
+    (tmp_path / "train.arff").write_text(head + "".join(rows[:100]))
+    (tmp_path / "test.arff").write_text(head + "".join(rows[100:]))
+    fit = corset("fit", "train.arff", "-o", "model.json", "--quiet", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    assert json.loads((tmp_path / "model.json").read_text())["label_names"] == ["a", "b"]
+    evaluate = corset("evaluate", "model.json", "test.arff", cwd=tmp_path)
+    assert evaluate.returncode == 0, evaluate.stderr
+    micro = float(next(line.split()[-1] for line in evaluate.stdout.splitlines() if "micro-F1" in line))
+    assert micro > 0.8   # one cut per label decides it: the labels were read, not the features
+    predict = corset("predict", "model.json", "test.arff", cwd=tmp_path)
+    assert predict.returncode == 0, predict.stderr
+    assert predict.stdout.splitlines()[0] == "a,b" and len(predict.stdout.splitlines()) == 51
+    other = head.replace("@attribute a {0,1}\n@attribute b {0,1}\n", "@attribute c {0,1}\n@attribute d {0,1}\n")
+    (tmp_path / "other.arff").write_text(other + "".join(rows[100:]))
+    refused = corset("evaluate", "model.json", "other.arff", cwd=tmp_path)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "neither the first nor the last 2 attributes" in refused.stderr
+    assert "the first 2 attributes are c, d" in refused.stderr and "'x1' must be nominal" in refused.stderr
