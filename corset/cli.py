@@ -222,11 +222,12 @@ def _read_arff(path, label_xml, n_labels, label_names):
             # A model's labels: MULAN puts them last, MEKA first.  A layout that is not the file's
             # may not even read (MEKA's last attributes are numeric features, no labels): only when
             # neither reads with the model's labels is it an error, naming what each layout found.
-            found = []
+            found, errors = [], []
             for count, where in ((-len(label_names), "last"), (len(label_names), "first")):
                 try:
                     data = load_arff(path, n_labels=count, as_frame=True, strings="separate")
                 except ValueError as exc:
+                    errors.append(str(exc))
                     reason = str(exc).removeprefix(f"{path}: ")   # the path is said once, below
                     found.append(f"the {where} {len(label_names)} attributes: {reason}")
                     continue
@@ -234,6 +235,8 @@ def _read_arff(path, label_xml, n_labels, label_names):
                     break
                 found.append(f"the {where} {len(label_names)} attributes are {', '.join(data.label_names[:3])}, ...")
             else:
+                if len(errors) == 2 and errors[0] == errors[1]:
+                    raise CommandError(errors[0])   # the file itself is wrong (not valid ARFF), whatever the layout
                 raise CommandError(f"{path}: the model's labels ({', '.join(label_names[:3])}, ...) are neither "
                                    f"the first nor the last {len(label_names)} attributes ({'; '.join(found)}); "
                                    "give --label-xml")

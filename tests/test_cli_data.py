@@ -482,3 +482,8 @@ def test_meka_arff_fit_evaluate_predict(tmp_path):
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
     assert "neither the first nor the last 2 attributes" in refused.stderr
     assert "the first 2 attributes are c, d" in refused.stderr and "'x1' must be nominal" in refused.stderr
+    (tmp_path / "broken.arff").write_text(head + "".join(rows[100:110]) + "1,0,oops\n")
+    broken = corset("evaluate", "model.json", "broken.arff", cwd=tmp_path)
+    # Not valid ARFF whatever the layout: the parser's message, once, not once per layout tried.
+    assert broken.returncode != 0 and "Traceback" not in broken.stderr
+    assert broken.stderr.count("broken.arff") == 1 and "neither the first nor the last" not in broken.stderr
