@@ -420,6 +420,8 @@ def test_names_given_twice_are_refused():
         CorsetClassifier(random_state=0).fit(X, Y, label_names=["y", "y", "y"])
     with pytest.raises(ValueError, match="Y's column names: the name 'u' appears 2 times"):
         CorsetClassifier(random_state=0).fit(X, pd.DataFrame(Y, columns=["u", "v", "u"]))
+    with pytest.raises(ValueError, match="X's column names: the name 'a' appears 2 times; each column of X"):
+        CorsetClassifier(random_state=0).fit(pd.DataFrame(X, columns=["a", "b", "a"]), Y)
     # Names that differ only as given (1 and "1") are the same name in the rules.
     with pytest.raises(ValueError, match="label_names: the name '1' appears 2 times"):
         CorsetClassifier(random_state=0).fit(X, Y, label_names=[1, "1", 2])

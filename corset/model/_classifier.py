@@ -1493,6 +1493,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if shape is not None and len(shape) == 2 and shape[1] < 1:   # all of X's records, not a fold's below
             raise ValueError(f"Found array with 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is "
                              "required by CorsetClassifier.")
+        columns = getattr(X, "columns", None)
+        if columns is not None and not checked_labels:
+            # Before scikit-learn's check, whose message (from narwhals) names neither X nor the rules.
+            check_unique_names([str(c) for c in columns], "X's column names", "column of X")
         validate_data(self, X, skip_check_array=True, reset=True)
         if checked_labels:
             Yb, names, output = Y, None, {"kind": "sparse", "dtype": np.dtype(Y.dtype).str}
