@@ -178,19 +178,21 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         part in the percentile, exactly as if the matrix were dense.
     ``"binary"``
         A numeric column whose training values all lie in {0, 1}, or a
-        nominal column with exactly two declared values (coded 0 and 1, such
-        as ``hasSegments {0,1}``) or, without declared values, whose training
+        nominal column whose declared values are 0 and 1 (such as
+        ``hasSegments {0,1}``) or, without declared values, whose training
         values all lie in {0, 1}.  It is kept as it is, not thresholded: its
         90th percentile would make most such columns constant.  A numeric one
         is a presence literal, ``x > 0``: on the training rows exactly the
         column itself, and on new data any positive value (a count of 4 in a
         word-count column, 0.15 in a flag column) is present, zero or a
-        negative value absent.  A nominal one is 1 for its second value and 0
+        negative value absent.  A nominal one is 1 for the value 1 and 0
         for anything else, an unseen value included.  Transform never fails
         on a finite value.
     ``"one-hot"``
-        Any other nominal column: more than two values, values other than 0
-        and 1, or a single declared value.  One output column per value.
+        Any other nominal column: two or more values other than 0 and 1
+        (``sex {F,M}`` gives ``sex=F`` and ``sex=M``: a rule can then test
+        either value without negated literals), or a single declared value.
+        One output column per value.
         The values are the declared
         ones when ``categories`` gives them (all of them, even those absent
         from the training data), otherwise the distinct training values.  A
@@ -323,8 +325,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     values are those given in ``categories`` for it, else the categories of
     a pandas Categorical (such as the loaders' ``as_frame=True`` output),
     else its distinct training values in text order; it is one-hot encoded
-    and named after them (``genre=pop``), or, with exactly two values, one
-    column named after the second (``mood=wild``).  A value not among them
+    and named after them (``genre=pop``; two values give two columns,
+    ``mood=calm`` and ``mood=wild``).  A value not among them
     at transform sets none of the column's indicators.  In arrays and
     sparse matrices nominal values must be numbers (for instance indices
     into the declared values).
@@ -350,9 +352,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     names are distinct.  With ``direction="both"`` the complement of
     ``f>t`` is named ``f<=t`` (of ``f>=t``, ``f<t``).  One-hot columns are named ``location=17``
     after the declared value, or after the number itself without declared
-    values.  Binary columns keep their name, except a nominal one whose
-    declared values are not ``0, 1`` (say ``no, yes``), named after its
-    second value (``windy=yes``).  Without column names, ``x0, x1, ...``.
+    values (``windy=no`` and ``windy=yes`` for declared values ``no, yes``).
+    Binary columns keep their name.  Without column names, ``x0, x1, ...``.
 
     Examples
     --------
@@ -628,13 +629,14 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 raise ValueError(
                     f"nominal column {input_names[j]!r} must hold indices 0..{n_values - 1} into its "
                     f"{n_values} declared categories; it holds {_format_value(bad[0])}")
-            if n_values == 2:
+            if n_values == 2 and sorted(str(v) for v in values) == ["0", "1"]:
+                # Declared {0,1} in either order: absence and presence, the values themselves (as
+                # corset.datasets gives them; a sparse file leaves the 0 out), one column.
                 kinds[j] = KIND_BINARY
-                # Declared {0,1} in either order holds the values themselves, as
-                # corset.datasets gives them; any other pair holds indices.
-                if sorted(str(v) for v in values) != ["0", "1"]:
-                    value_names[j] = str(values[1])
             else:
+                # Any other declared values, a pair of categories (sex F/M, windy no/yes) included:
+                # one column per value, so that a rule can test either value of a pair without
+                # negated literals (the negation of one is the other).
                 kinds[j] = KIND_ONE_HOT
                 categories[j] = np.arange(n_values, dtype=np.float64)
                 value_names[j] = [str(v) for v in values]

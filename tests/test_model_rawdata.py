@@ -94,6 +94,24 @@ def test_string_and_categorical_columns_are_nominal_features():
     np.testing.assert_array_equal(loaded.predict(X_new), model.predict(X_new))
 
 
+def test_either_value_of_a_two_valued_column_can_head_a_rule():
+    """A column of two categories (F/M, calm/tense) gives one literal per value: without
+    negated literals a label carried by the first value still gets its rule, and none of
+    the rules needs "NOT mood=tense" to say "mood=calm"."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(1)
+    n = 400
+    mood = rng.choice(["calm", "tense"], n)
+    sex = pd.Categorical(rng.choice(["F", "M"], n))
+    X = pd.DataFrame({"mood": mood, "sex": sex, "noise": rng.normal(size=n)})
+    Y = pd.DataFrame({"relax": (mood == "calm").astype(int), "f": (np.asarray(sex) == "F").astype(int)})
+    model = CorsetClassifier(random_state=0, negations=False).fit(X, Y)
+    assert {"mood=calm", "mood=tense", "sex=F", "sex=M"} <= set(model.feature_names_)
+    heads = {rule.tail_names: rule.head_names for rule in model.rules_}
+    assert heads[("relax",)] == ("mood=calm",) and heads[("f",)] == ("sex=F",)
+    np.testing.assert_array_equal(model.predict(X), Y.to_numpy())
+
+
 def test_an_identifier_column_is_warned_about():
     """A text column with a different value in every record gives one item per record, none of which
     a rule matched by two records can use: the fit says so, naming the column, and goes on."""

@@ -151,12 +151,14 @@ def test_one_hot_with_declared_categories():
     X = np.array([[0, 1, 0], [2, 0, 0], [1, 1, 0], [2, 1, 0]], dtype=float)
     cats = {0: ["2", "10", "1", "7"], 1: ["no", "yes"], 2: ["only"]}
     b = PercentileBinarizer(nominal_features=[0, 1, 2], categories=cats).fit(X)
-    assert b.feature_kinds_.tolist() == ["one-hot", "binary", "one-hot"]
+    # Two declared values other than 0, 1 are two categories: a column each (x1=no and x1=yes),
+    # so that a rule can test x1=no without negated literals.
+    assert b.feature_kinds_.tolist() == ["one-hot", "one-hot", "one-hot"]
     names = b.get_feature_names_out().tolist()
-    assert names == ["x0=2", "x0=10", "x0=1", "x0=7", "x1=yes", "x2=only"]
+    assert names == ["x0=2", "x0=10", "x0=1", "x0=7", "x1=no", "x1=yes", "x2=only"]
     # Declared value "7" never occurs in training: its column is kept, constant 0, and reported.
-    np.testing.assert_array_equal(b.transform(X), [[1, 0, 0, 0, 1, 1], [0, 0, 1, 0, 0, 1],
-                                                  [0, 1, 0, 0, 1, 1], [0, 0, 1, 0, 1, 1]])
+    np.testing.assert_array_equal(b.transform(X), [[1, 0, 0, 0, 0, 1, 1], [0, 0, 1, 0, 1, 0, 1],
+                                                  [0, 1, 0, 0, 0, 1, 1], [0, 0, 1, 0, 0, 1, 1]])
     assert b.constant_features_.tolist() == ["x0=7", "x2=only"]
     # The same through a per-column list, as a loader's Bunch gives it.
     b_list = PercentileBinarizer(feature_types=["nominal"] * 3, categories=[cats[0], cats[1], cats[2]]).fit(X)
@@ -680,11 +682,11 @@ def test_dataframe_text_and_categorical_columns_are_nominal():
     b = PercentileBinarizer().fit(df)
     t = _format_threshold(np.percentile(df.tempo, 90))
     assert b.get_feature_names_out().tolist() == [f"tempo>{t}", "genre=jazz", "genre=pop", "genre=rock",
-                                                  "mood=wild", "flag"]
+                                                  "mood=calm", "mood=wild", "flag"]
     new = pd.DataFrame({"tempo": [100.0, 179.0], "genre": ["pop", "metal"], "mood": ["wild", "sad"],
                         "flag": [4, 0]})
     # Unseen values ("metal", "sad", the count 4) never fail: no indicator, or present.
-    np.testing.assert_array_equal(b.transform(new), [[0, 0, 1, 0, 1, 1], [1, 0, 0, 0, 0, 0]])
+    np.testing.assert_array_equal(b.transform(new), [[0, 0, 1, 0, 0, 1, 1], [1, 0, 0, 0, 0, 0, 0]])
     out = b.set_output(transform="pandas").transform(new)
     assert list(out.columns) == list(b.get_feature_names_out())
     again = PercentileBinarizer.from_dict(b.to_dict())
