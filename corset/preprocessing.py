@@ -731,6 +731,20 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         constant = (above == 0) | (above == n_samples)
         return levels[~constant], levels[constant]
 
+    def _paired_columns(self):
+        """The output columns of the one-hot blocks of two-valued nominal columns (sorted ids).
+
+        On the training records each such column is the complement of its
+        pair's (every record holds one of the two values: a missing value is
+        refused), so a negated literal of one would repeat the other: the
+        estimator gives them none.  Fitted state only.
+        """
+        check_is_fitted(self)
+        pairs = [np.arange(self._out_start[j], self._out_start[j] + 2)
+                 for j, kind in enumerate(self.feature_kinds_)
+                 if kind == KIND_ONE_HOT and len(self.categories_[j]) == 2]
+        return np.concatenate(pairs).astype(np.int64) if pairs else np.zeros(0, dtype=np.int64)
+
     def _literal_domains(self, columns):
         """For each output column of ``columns``, the values of its input column on which it is 1.
 

@@ -110,6 +110,12 @@ def test_either_value_of_a_two_valued_column_can_head_a_rule():
     heads = {rule.tail_names: rule.head_names for rule in model.rules_}
     assert heads[("relax",)] == ("mood=calm",) and heads[("f",)] == ("sex=F",)
     np.testing.assert_array_equal(model.predict(X), Y.to_numpy())
+    # With negated literals, such a pair gets none: "NOT mood=calm" would repeat "mood=tense".
+    negated = CorsetClassifier(random_state=0, negations=True).fit(X, Y)
+    names = list(negated.feature_names_)
+    paired = {names.index(v) for v in ("mood=calm", "mood=tense", "sex=F", "sex=M")}
+    assert negated.negated_features_.size > 0 and not paired & set(negated.negated_features_.tolist())
+    np.testing.assert_array_equal(negated.predict(X), Y.to_numpy())
 
 
 def test_an_identifier_column_is_warned_about():

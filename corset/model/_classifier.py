@@ -1563,7 +1563,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
 
         if self.negations == "auto" and negations and not self._negations_in_budget(Xb):
             negations = False   # binary X with dense labels, but too wide for negated literals
-        self.negated_features_ = self._negated_features(Xb, negations)
+        self.negated_features_ = self._negated_features(Xb, negations, self.features_.paired_columns())
         # Xb and Yb are checked copies of the fit's own: the layer takes them over, no third copy.
         data = BinaryData._checked_with_negations(Xb, Yb, self.negated_features_, name=f"negations={self.negations!r}")
         # From here the selection reads the layer only: X's numbers and, with negated literals,
@@ -1933,12 +1933,16 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         return _negation_occurrences(counts, Xb.shape[0]) <= AUTO_NEGATION_MAX_ENTRIES
 
     @staticmethod
-    def _negated_features(Xb, negations):
-        """The features that get a negated literal: none, or every one not constant on the training records."""
+    def _negated_features(Xb, negations, paired=()):
+        """The features that get a negated literal: none, or every one not constant on the training
+        records, but those of ``paired`` (the indicators of a two-valued column, each the other's
+        complement: a negated literal would repeat the other value's)."""
         if not negations:
             return np.zeros(0, dtype=np.int64)
         counts = np.bincount(Xb.indices, minlength=Xb.shape[1])
-        return np.flatnonzero((counts > 0) & (counts < Xb.shape[0])).astype(np.int64)
+        varying = (counts > 0) & (counts < Xb.shape[0])
+        varying[np.asarray(paired, dtype=np.int64)] = False
+        return np.flatnonzero(varying).astype(np.int64)
 
     def _resolve_f1_patience(self, f1_patience):
         """``"auto"``: AUTO_F1_PATIENCE with negated literals, else None (Algorithm 1's stopping)."""

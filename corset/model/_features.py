@@ -318,6 +318,14 @@ class RawFeatures:
             out_names = [str(n) for n in self.binarizer_.get_feature_names_out(names)]
         return check_binary_matrix(Xb, "X"), out_names
 
+    def paired_columns(self):
+        """The binary columns of two-valued nominal columns, each the other's complement on the
+        training records (:meth:`~corset.preprocessing.PercentileBinarizer._paired_columns`);
+        none without a :class:`~corset.preprocessing.PercentileBinarizer`."""
+        if isinstance(getattr(self, "binarizer_", None), PercentileBinarizer):
+            return self.binarizer_._paired_columns()
+        return np.zeros(0, dtype=np.int64)
+
     def transform(self, X):
         """Binarize new raw records the way ``fit_transform`` did."""
         values, names, _, _ = self._numeric(X, fit=False)
