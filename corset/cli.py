@@ -413,6 +413,11 @@ def _yes_no_labels(path, Y):
             continue
         if not (pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype)):
             continue
+        lists = next((v for v in column if isinstance(v, str) and any(sep in v for sep in "|;,")), None)
+        if lists is not None:
+            # Tags written in one cell ("rock|pop"): the labels are the tags, not the column.
+            raise CommandError(f"{path}: label column {name!r} holds lists of labels such as {lists!r}; write "
+                               "one 0/1 column per label and name them all with --labels")
         if not len(column) or column.isna().any() or not all(isinstance(v, str) for v in column):
             continue
         words = {v.strip().lower() for v in column}

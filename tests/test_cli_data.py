@@ -487,3 +487,18 @@ def test_meka_arff_fit_evaluate_predict(tmp_path):
     # Not valid ARFF whatever the layout: the parser's message, once, not once per layout tried.
     assert broken.returncode != 0 and "Traceback" not in broken.stderr
     assert broken.stderr.count("broken.arff") == 1 and "neither the first nor the last" not in broken.stderr
+
+
+def test_a_label_column_of_tag_lists_is_refused_with_the_way_out(tmp_path):
+    """A CSV column of tags written in one cell ("a|b", empty for none) named by --labels: said
+    as label lists (not as a missing label for the untagged records), with what to write instead."""
+    rng = np.random.RandomState(0)
+    rows = ["x,y,tags"]
+    for _ in range(60):
+        x, y = rng.normal(size=2)
+        rows.append(f"{x:.3f},{y:.3f}," + "|".join(t for t, on in (("a", x > 0), ("b", y > 0.5)) if on))
+    (tmp_path / "tags.csv").write_text("\n".join(rows) + "\n")
+    done = corset("fit", "tags.csv", "--labels", "tags", "--quiet", cwd=tmp_path)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "label column 'tags' holds lists of labels such as 'a|b'" in done.stderr
+    assert "one 0/1 column per label" in done.stderr and "missing" not in done.stderr

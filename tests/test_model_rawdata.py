@@ -241,6 +241,11 @@ def test_a_configured_binarizer_is_used():
     ([[0], [1, 2]] * 10, "MultiLabelBinarizer"),
     (np.where(np.random.RandomState(1).rand(20, 3) > 0.5, 1, -1), "-1 and 1.*0/1 indicator"),
     (np.r_[np.full((1, 3), np.nan), np.zeros((19, 3))], "NaN"),
+    # Tags written in one cell: named as label lists, with the conversion (not "missing label"
+    # for the records without a tag, nor a multiclass target).
+    (np.array(["a|b", "a", None, "b"] * 5, dtype=object).reshape(-1, 1),
+     r"Y's column 0 holds lists of labels such as 'a\|b'.*get_dummies\(sep='\|'\)"),
+    (["rock;pop", "pop", "jazz", "rock"] * 5, r"y holds lists of labels such as 'rock;pop'.*sep=';'"),
 ])
 def test_label_mistakes_get_one_clear_error(Y, match):
     X = np.random.RandomState(0).rand(20, 3)

@@ -195,7 +195,7 @@ def _check_label_values(Y, columns=None):
     if values.dtype.kind == "c":
         raise ValueError("Complex data not supported: Y holds complex numbers; every label must be 0 or 1 in "
                          "every record")
-    if values.dtype.kind == "O" and values.ndim in (1, 2) and values.size:
+    if values.dtype.kind in "OU" and values.ndim in (1, 2) and values.size:
         _check_object_labels(values, columns)
     if values.dtype.kind == "f" and not np.isfinite(values).all():
         if np.isnan(values).any():
@@ -222,6 +222,17 @@ def _check_object_labels(values, columns):
     where = lambda test: np.frompyfunc(test, 1, 1)(grid).astype(bool)  # noqa: E731
     column = lambda k: repr(columns[k]) if columns is not None else str(k)  # noqa: E731
     one_d = values.ndim == 1
+    # A column of label lists ("a|b", "a", "" or missing for none), as tag columns are often
+    # written: said before its empty cells would be called missing labels.
+    for k in range(grid.shape[1]):
+        lists = [v for v in grid[:, k] if isinstance(v, str) and any(sep in v for sep in _LIST_SEPARATORS)]
+        if lists:
+            sep = next(sep for sep in _LIST_SEPARATORS if sep in lists[0])
+            where_k = "y" if one_d else f"Y's column {column(k)}"
+            example = (f"Y[{column(k)}]" if columns is not None and not one_d
+                       else f"pandas.Series({'y' if one_d else f'Y[:, {k}]'})")
+            raise ValueError(f"{where_k} holds lists of labels such as {str(lists[0])!r}: give one 0/1 column per "
+                             f"label, e.g. {example}.str.get_dummies(sep={sep!r})")
     # None, NaN, NaT or pandas' NA: np.unique would fail to order them, or call NA ambiguous.
     missing = where(is_missing)
     if missing.any():
@@ -248,6 +259,9 @@ def _check_object_labels(values, columns):
     raise ValueError(f"Y's column {column(k)} mixes text with numbers or booleans ({seen[:5]}); every label must be "
                      "0 or 1 in every record")
 
+
+# What separates the labels of a record written in one text cell ("rock|pop", "a;b", "x,y").
+_LIST_SEPARATORS = ("|", ";", ",")
 
 # Words that mean "present" in a column of two label words (any case).
 _PRESENT_WORDS = ("true", "1", "yes", "y", "t", "present", "positive", "pos", "ja", "oui", "si", "sí")
