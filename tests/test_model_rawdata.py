@@ -1,6 +1,7 @@
 """Raw data in, named rules out: CorsetClassifier on numeric, nominal, sparse and string features."""
 import json
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -116,6 +117,27 @@ def test_either_value_of_a_two_valued_column_can_head_a_rule():
     paired = {names.index(v) for v in ("mood=calm", "mood=tense", "sex=F", "sex=M")}
     assert negated.negated_features_.size > 0 and not paired & set(negated.negated_features_.tolist())
     np.testing.assert_array_equal(negated.predict(X), Y.to_numpy())
+
+
+def test_numbers_written_as_text_are_warned_about():
+    """A text column whose many values are numbers (a spreadsheet's export) would be read as
+    categories, one item per value and no threshold: fit says so and how to convert it; a few
+    codes written as text ("1", "2", "3") are categories as given, and are not warned about."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    x = rng.normal(size=300)
+    # A categorical column of numbered sites (birds' location) is categories by declaration.
+    X = pd.DataFrame({"price": [f"{v:.2f}" for v in x], "code": rng.choice(["1", "2", "3"], 300),
+                      "site": pd.Categorical(rng.choice([str(i) for i in range(1, 13)], 300))})
+    Y = (x > 0.5).astype(int).reshape(-1, 1)
+    with pytest.warns(UserWarning, match=r"column\(s\) 'price' of X hold numbers written as text.*to_numeric") as seen:
+        CorsetClassifier(random_state=0).fit(X, Y)
+    assert not any("'code'" in str(w.message) or "'site'" in str(w.message) for w in seen)
+    X["price"] = pd.to_numeric(X["price"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = CorsetClassifier(random_state=0).fit(X, Y)
+    assert any(name.startswith("price>") for rule in model.rules_ for name in rule.head_names)
 
 
 def test_an_identifier_column_is_warned_about():

@@ -805,6 +805,22 @@ class _ValidatedHorizon(RuleBudget):
     reason = "validated"
 
 
+def _warn_number_text(columns):
+    """Warn about X's text columns whose many values are all numbers (:meth:`RawFeatures.number_text_columns`).
+
+    As text such a column is nominal: each value becomes an item of its own
+    and no threshold is cut, so that a quantity a rule could test as
+    ``price>12.5`` is lost in hundreds of items matched by a few records
+    each.  The column stays as given (codes may be meant as categories); the
+    warning says how to make it a number.
+    """
+    if columns:
+        shown = ", ".join(map(repr, columns[:5])) + (", ..." if len(columns) > 5 else "")
+        warnings.warn(f"column(s) {shown} of X hold numbers written as text: they are read as categories, one "
+                      "item per value and no threshold; if they are quantities, convert them first, e.g. "
+                      "X[column] = pandas.to_numeric(X[column])", UserWarning, stacklevel=4)
+
+
 def _warn_identifiers(columns, n):
     """Warn about X's nominal ``columns`` that hold a different value in each of its ``n`` records.
 
@@ -1529,6 +1545,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         RawFeatures.check_finite(converted, feature_names)
         if item_names and params["min_support"] >= 2:   # said once, by the final fit, not by each fold's
             _warn_identifiers(RawFeatures.identifier_columns(converted, feature_names), Yb.shape[0])
+        if item_names:
+            _warn_number_text(RawFeatures.number_text_columns(X))
         if isinstance(binarizer, str) and binarizer == "auto":
             auto = RawFeatures.auto_candidates(X, AUTO_BINARIZER_PERCENTILES, converted=converted)
             if auto is not None:   # numeric X: the cuts are a choice, made by cross-validation

@@ -214,6 +214,19 @@ def _sparse_frame_values(X):
     return sp.csc_array((data, indices, indptr), shape=X.shape).tocsr()
 
 
+NUMBER_TEXT_MIN_VALUES = 10
+"""A text column with more distinct values than this, all of them numbers, is warned about: codes of a
+few categories ("1", "2", "3") are nominal as given, a quantity has many values."""
+
+
+def _reads_as_number(value):
+    """Whether the text ``value`` is a finite number as Python reads one ("12.5", "-3", "1e-4")."""
+    try:
+        return bool(np.isfinite(float(value)))
+    except (TypeError, ValueError):
+        return False
+
+
 class RawFeatures:
     """The fitted conversion of raw X into binary items (see the module docstring).
 
@@ -346,6 +359,27 @@ class RawFeatures:
     def numeric(cls, X):
         """Raw training X as numbers: ``(values, input names, nominal mask, categories per column)``."""
         return cls()._numeric(X, fit=True)
+
+    @staticmethod
+    def number_text_columns(X):
+        """Names of a DataFrame's text columns whose more than ``NUMBER_TEXT_MIN_VALUES`` distinct
+        values all read as numbers ("12.5", "-3"): quantities kept as text (a spreadsheet's
+        export), which would become one item per value, none cut.  Categorical columns are
+        categories by declaration (an ARFF file's nominal site numbers): not among them."""
+        if not _is_frame(X):
+            return []
+        import pandas as pd
+
+        found = []
+        for j, dtype in enumerate(X.dtypes):
+            if isinstance(dtype, pd.CategoricalDtype) or not (pd.api.types.is_object_dtype(dtype)
+                                                              or pd.api.types.is_string_dtype(dtype)):
+                continue
+            values = X.iloc[:, j].dropna().unique()
+            if len(values) > NUMBER_TEXT_MIN_VALUES and all(isinstance(v, str) and _reads_as_number(v)
+                                                           for v in values):
+                found.append(str(X.columns[j]))
+        return found
 
     @staticmethod
     def identifier_columns(converted, feature_names=None):
