@@ -404,6 +404,8 @@ def _yes_no_labels(path, Y):
     """
     import pandas as pd
 
+    from .model._classifier import _LIST_SEPARATORS
+
     converted = []
     for name in Y.columns:
         column = Y[name]
@@ -413,7 +415,7 @@ def _yes_no_labels(path, Y):
             continue
         if not (pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype)):
             continue
-        lists = next((v for v in column if isinstance(v, str) and any(sep in v for sep in "|;,")), None)
+        lists = next((v for v in column if isinstance(v, str) and any(sep in v for sep in _LIST_SEPARATORS)), None)
         if lists is not None:
             # Tags written in one cell ("rock|pop"): the labels are the tags, not the column.
             raise CommandError(f"{path}: label column {name!r} holds lists of labels such as {lists!r}; write "
