@@ -675,9 +675,11 @@ def _run_evaluate(args, out):
     # 0/1 integers whatever dtype the model gives back (one fitted on an object Y gave objects).
     P = np.asarray(P.toarray() if hasattr(P, "toarray") else P).astype(np.uint8)
     lengths = [r.n_literals for r in model.rules_]
+    # A label (record) with nothing true and nothing predicted is predicted perfectly: macro-F1 and
+    # sample-F1 count it 1, as MULAN's measures and mlrl-testbed's do, so that the figures compare.
     rows = [("micro-F1", f1_score(Y, P, average="micro", zero_division=0)),
-            ("macro-F1", f1_score(Y, P, average="macro", zero_division=0)),
-            ("sample-F1", f1_score(Y, P, average="samples", zero_division=0)),
+            ("macro-F1", f1_score(Y, P, average="macro", zero_division=1)),
+            ("sample-F1", f1_score(Y, P, average="samples", zero_division=1)),
             ("Hamming loss", hamming_loss(Y, P)),
             ("subset accuracy", accuracy_score(Y, P)),
             ("rules", len(model.rules_)),
@@ -686,7 +688,20 @@ def _run_evaluate(args, out):
     for name, value in rows:
         shown = f"{value:d}" if isinstance(value, int) else f"{value:.4f}"
         print(f"  {name:<17} {shown:>8}", file=out)
+    empty = _empty_agreements(Y, P)
+    if empty:
+        print(f"note: {empty}: counted 1 (a perfect prediction) in macro-F1 and sample-F1", file=out)
     return 0
+
+
+def _empty_agreements(Y, P):
+    """Which labels and records of 0/1 arrays Y (true) and P (predicted) are empty in both, said in
+    words ("" when none): macro-F1 and sample-F1 count them 1, not scikit-learn's default 0."""
+    labels = int(((Y.sum(axis=0) == 0) & (P.sum(axis=0) == 0)).sum())
+    records = int(((Y.sum(axis=1) == 0) & (P.sum(axis=1) == 0)).sum())
+    parts = [f"{labels} label(s) absent and never predicted"] if labels else []
+    parts += [f"{records} record(s) without labels and none predicted"] if records else []
+    return "; ".join(parts)
 
 
 def _run_plot(args, out):
@@ -818,6 +833,7 @@ def _run_experiment(args, out):
 
 def _run_cv(args, out):
     import numpy as np
+    from sklearn.metrics import f1_score, make_scorer
     from sklearn.model_selection import KFold, cross_validate
 
     from .model import CorsetClassifier
@@ -827,7 +843,11 @@ def _run_cv(args, out):
                                                   labels=labels)
     if Y is None:
         raise CommandError(f"{args.data}: no label columns found")
-    scoring = {"micro-F1": "f1_micro", "macro-F1": "f1_macro", "sample-F1": "f1_samples"}
+    # As corset evaluate scores (and MULAN, mlrl-testbed): a label or record with nothing true and
+    # nothing predicted counts 1 in macro-F1 and sample-F1 (scikit-learn's scorers would count 0, warning).
+    scoring = {"micro-F1": make_scorer(f1_score, average="micro", zero_division=0),
+               "macro-F1": make_scorer(f1_score, average="macro", zero_division=1),
+               "sample-F1": make_scorer(f1_score, average="samples", zero_division=1)}
     folds = KFold(n_splits=args.folds, shuffle=True, random_state=args.seed)
     try:
         # error_score="raise": a fold whose fit fails would otherwise be scored NaN, with a warning.

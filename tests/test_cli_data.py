@@ -502,3 +502,47 @@ def test_a_label_column_of_tag_lists_is_refused_with_the_way_out(tmp_path):
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "label column 'tags' holds lists of labels such as 'a|b'" in done.stderr
     assert "one 0/1 column per label" in done.stderr and "missing" not in done.stderr
+
+
+def _example_f1_mulan(Y, P):
+    """Example-based and macro F1 as MULAN defines them: 2·tp / (2·tp + fp + fn), and 1 where a
+    record's (label's) true and predicted sets are both empty (a perfect prediction)."""
+    def f1(tp, fp, fn):
+        return np.where(tp + fp + fn == 0, 1.0, 2 * tp / np.maximum(2 * tp + fp + fn, 1))
+
+    tp, fp, fn = (Y & P), (~Y & P), (Y & ~P)
+    return f1(*(a.sum(axis=1) for a in (tp, fp, fn))).mean(), f1(*(a.sum(axis=0) for a in (tp, fp, fn))).mean()
+
+
+def test_evaluate_and_cv_count_empty_agreements_as_perfect(tmp_path):
+    """Records without labels that get none, and a label absent from the test file and never
+    predicted, count 1 in sample-F1 and macro-F1 (MULAN's and mlrl-testbed's convention), with a
+    note saying how many; cv scores the same way, without scikit-learn's ill-defined warnings."""
+    pd = pytest.importorskip("pandas")
+    frame = _synthetic_frames(0)
+    frame["rare"] = 0
+    frame.loc[:9, "rare"] = 1   # only in the training part: absent from the test file
+    # Test records without labels and with no feature set: no rule fires on them.
+    blank = [f"f{j}" for j in range(15)] + [f"l{k}" for k in range(5)]
+    frame.loc[260:, blank] = 0
+    frame.iloc[:200].to_csv(tmp_path / "train.csv", index=False)
+    frame.iloc[200:].to_csv(tmp_path / "test.csv", index=False)
+    labels = ",".join([f"l{k}" for k in range(5)] + ["rare"])
+    assert corset("fit", "train.csv", "--labels", labels, "-o", "m.json", "--quiet", cwd=tmp_path).returncode == 0
+    evaluate = corset("evaluate", "m.json", "test.csv", cwd=tmp_path)
+    assert evaluate.returncode == 0, evaluate.stderr
+    shown = {line.split()[0]: float(line.split()[-1]) for line in evaluate.stdout.splitlines()[1:]
+             if line.startswith("  ") and "-F1" in line}
+    predict = corset("predict", "m.json", "test.csv", cwd=tmp_path)
+    P = pd.read_csv(io.StringIO(predict.stdout)).to_numpy().astype(bool)
+    Y = frame.iloc[200:][labels.split(",")].to_numpy().astype(bool)
+    sample, macro = _example_f1_mulan(Y, P)
+    empty_records = int(((Y.sum(axis=1) == 0) & (P.sum(axis=1) == 0)).sum())
+    assert empty_records > 0 and not P[:, -1].any()   # the case is there: the convention matters
+    assert shown["sample-F1"] == pytest.approx(sample, abs=1e-4)
+    assert shown["macro-F1"] == pytest.approx(macro, abs=1e-4)
+    assert (f"note: 1 label(s) absent and never predicted; {empty_records} record(s) without labels and "
+            "none predicted: counted 1 (a perfect prediction) in macro-F1 and sample-F1") in evaluate.stdout
+    cv = corset("cv", "train.csv", "--labels", labels, "--folds", "3", cwd=tmp_path)
+    assert cv.returncode == 0, cv.stderr
+    assert "UndefinedMetricWarning" not in cv.stderr and "ill-defined" not in cv.stderr
