@@ -971,7 +971,9 @@ def build_parser():
 
     evaluate = commands.add_parser("evaluate", help="score a model on labelled data",
                                    description="Micro/macro/sample F1, Hamming loss, subset accuracy, number "
-                                               "of rules and mean rule length on TEST.")
+                                               "of rules and mean rule length on TEST.  A label absent from "
+                                               "TEST and never predicted, and a record without labels given "
+                                               "none, count 1 in macro and sample F1 (MULAN's convention).")
     evaluate.add_argument("model", metavar="MODEL", help="model file (JSON)")
     evaluate.add_argument("test", metavar="TEST", help="labelled data file")
     label_options(evaluate)

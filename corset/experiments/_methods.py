@@ -143,7 +143,13 @@ def _dense(Y):
 
 
 def scores(Y_true, Y_pred):
-    """Micro, macro and sample F1, Hamming loss and subset accuracy (scikit-learn's metrics)."""
+    """Micro, macro and sample F1, Hamming loss and subset accuracy (scikit-learn's metrics).
+
+    Macro and sample F1 with ``zero_division=0``: a label absent from the
+    test set and never predicted, and a record without labels given none,
+    count 0 (``corset evaluate`` counts them 1, as MULAN does).  Kept so that
+    re-run rows agree with the stored ones; the report's caption says so.
+    """
     from sklearn.metrics import accuracy_score, f1_score, hamming_loss
 
     Y_pred = _dense(Y_pred).astype(np.uint8)
