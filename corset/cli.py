@@ -508,8 +508,22 @@ def _read_svmlight(path, label_names, n_features=None):
 
     try:
         X, y = load_svmlight_file(str(path), multilabel=True, n_features=n_features)
+        blank, lines, n_lines = _svmlight_blank_records(path)
     except (ValueError, UnicodeDecodeError) as exc:
         raise CommandError(f"{path}: not a readable svmlight/LIBSVM file: {exc}") from None
+    if X.shape[0] + blank.size != n_lines:   # never expected: the reader and the count disagree
+        raise CommandError(f"{path}: read {X.shape[0]} records from {n_lines} record lines")
+    if blank.size:
+        # scikit-learn's reader skips blank lines, yet its dump_svmlight_file writes a record with no
+        # label and no feature as one: each is a record, so that predictions stay line by line.
+        X, y = _with_blank_records(X, y, blank)
+        print(f"note: {path}: {blank.size} blank line(s) read as records without labels or features "
+              f"(first: line {lines[0]}, record {int(blank[0]) + 1})", file=sys.stderr)
+    for i, labels in enumerate(y):
+        bad = [v for v in labels if not float(v).is_integer()]
+        if bad:
+            raise CommandError(f"{path}: record {i + 1} has the label {bad[0]:g}; svmlight labels must be "
+                               "integers (comma-separated label ids)")
     if label_names is not None:
         classes = [int(n) if str(n).lstrip("-").isdigit() else n for n in label_names]
         binarizer = MultiLabelBinarizer(classes=classes)
@@ -518,6 +532,55 @@ def _read_svmlight(path, label_names, n_features=None):
     Y = binarizer.fit_transform([tuple(int(v) for v in labels) for labels in y]).astype(np.uint8)
     names = [str(c) for c in binarizer.classes_]
     return X, Y, [f"x{j}" for j in range(X.shape[1])], names
+
+
+def _svmlight_blank_records(path):
+    """``(blank, lines, n)``: the record numbers (0-based, int64) of an svmlight file's blank lines,
+    their line numbers (1-based), and the file's number of record lines.
+
+    A record line is any line but a comment line (``#`` first, after
+    spaces) and the empty lines after the last non-empty one (the end of
+    the file); a blank line is a record line holding only white space.
+    """
+    import numpy as np
+
+    blank, lines, n, pending = [], [], 0, []
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            text = line.split(b"#", 1)[0] if b"#" in line else line
+            if not text.strip() and line.lstrip().startswith(b"#"):
+                continue   # a comment line
+            if not text.strip() and not line.strip(b"\r\n"):
+                pending.append(number)   # empty: a record only if a record line follows
+                continue
+            for empty in pending:   # empty lines before a record line are records
+                blank.append(n)
+                lines.append(empty)
+                n += 1
+            pending = []
+            if not text.strip():   # white space: a record without labels or features
+                blank.append(n)
+                lines.append(number)
+            n += 1
+    return np.asarray(blank, dtype=np.int64), lines, n
+
+
+def _with_blank_records(X, y, blank):
+    """``X`` (CSR) and label tuples ``y`` of the non-blank records, with an empty record inserted at
+    each of the record numbers ``blank``."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    n = X.shape[0] + blank.size
+    kept = np.setdiff1d(np.arange(n), blank)
+    counts = np.zeros(n, dtype=np.int64)
+    counts[kept] = np.diff(X.indptr)
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    X = sp.csr_matrix((X.data, X.indices, indptr), shape=(n, X.shape[1]))
+    labels = [()] * n
+    for i, j in enumerate(kept):
+        labels[j] = y[i]
+    return X, labels
 
 
 def _split_names(text):

@@ -240,6 +240,33 @@ def test_svmlight_fit_and_evaluate(tmp_path):
     assert params["quality"] == "paper" and params["n_rules"] == 12 and params["default_rule"] is False
 
 
+def test_svmlight_blank_lines_are_records(tmp_path):
+    """scikit-learn's dump_svmlight_file writes a record with no label and no feature as a blank line,
+    which its reader skips: corset reads it as a record (predictions stay line by line), says so,
+    and leaves out comment lines and the empty lines at the end of the file."""
+    from sklearn.datasets import dump_svmlight_file
+
+    data = make_rule_data(n_records=300, n_features=15, n_labels=5, random_state=1)
+    X, Y = data.X.toarray().astype(np.float64), data.Y.toarray().astype(np.int64)
+    X[[210, 250]], Y[[210, 250]] = 0, 0
+    dump_svmlight_file(X[:200], Y[:200], str(tmp_path / "train.svm"), multilabel=True)
+    dump_svmlight_file(X[200:], Y[200:], str(tmp_path / "test.svm"), multilabel=True)
+    test = (tmp_path / "test.svm").read_text()
+    assert test.splitlines()[10].strip() == ""   # the case is there: record 11 is a blank line
+    (tmp_path / "test.svm").write_text("# written by dump_svmlight_file\n" + test + "\n\n")
+    assert corset("fit", "train.svm", "-o", "model.json", "--quiet", cwd=tmp_path).returncode == 0
+    predict = corset("predict", "model.json", "test.svm", cwd=tmp_path)
+    assert predict.returncode == 0, predict.stderr
+    assert len(predict.stdout.splitlines()) == 1 + 100   # a header and one row per record
+    assert ("note: test.svm: 2 blank line(s) read as records without labels or features "
+            "(first: line 12, record 11)") in predict.stderr
+    evaluate = corset("evaluate", "model.json", "test.svm", cwd=tmp_path)
+    assert evaluate.returncode == 0 and "test.svm: 100 records, 5 labels" in evaluate.stdout, evaluate.stderr
+    (tmp_path / "bad.svm").write_text("1,2.5 1:1\n0 2:1\n")
+    bad = corset("fit", "bad.svm", cwd=tmp_path)
+    assert bad.returncode == 2 and "bad.svm: record 1 has the label 2.5; svmlight labels must be integers" in bad.stderr
+
+
 @pytest.mark.realdata
 def test_arff_session_on_a_benchmark(tmp_path, data_dir):
     folder = data_dir / "emotions"
