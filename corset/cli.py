@@ -20,10 +20,10 @@ training part and prints the rules it learnt and its micro-F1 on the rest.
 their sizes, from a scan of the file headers (no parsing).
 """
 import argparse
-import functools
 import json
 import re
 import sys
+import warnings
 from pathlib import Path
 
 SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm")
@@ -265,13 +265,29 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
         sep = max(others, key=others.get) if others and max(others.values()) else ","
         # low_memory=False: each column's type from all its rows (not chunk by chunk, which warns
         # where a column of whole numbers meets a decimal comma late in a large file).
-        read = functools.partial(pd.read_csv, path, sep=sep, encoding=encoding, low_memory=False)
+        # index_col=False: with one field more on each line than the header names (a separator at
+        # the end of every line), pandas would make the first column the index and shift the names
+        # one column along; the extra fields are checked to be empty instead (_check_extra_fields).
+        def read(**options):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", pd.errors.ParserWarning)
+                read.frame = pd.read_csv(path, sep=sep, encoding=encoding, low_memory=False, index_col=False,
+                                         **options)
+            read.extra = any(issubclass(w.category, pd.errors.ParserWarning) for w in caught)
+            return read.frame
+
         frame = read()
+        if read.extra:
+            _check_extra_fields(path, sep, encoding)
+        _check_header_names(path, sep, encoding)
+        frame = _without_empty_columns(path, frame, sep, encoding)
         frame.columns = _stripped(frame.columns)
         if sep == ";":
             frame = _decimal_commas(path, frame, read)
-        elif sep != ",":
-            print(f"note: {path}: read as separated by {sep!r}", file=sys.stderr)
+        else:
+            if sep != ",":
+                print(f"note: {path}: read as separated by {sep!r}", file=sys.stderr)
+            frame = _grouped_and_percent_numbers(path, frame)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise CommandError(f"{path}: not a readable CSV file: {exc}") from None
     if labels is None and label_names is None:
@@ -291,6 +307,99 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
     if label_names is None and drop_identifiers:
         X = _without_identifiers(path, X)
     return X, Y, [str(c) for c in X.columns], [str(c) for c in wanted]
+
+
+def _raw_header(path, sep, encoding):
+    """A CSV file's column names as written (pandas renames a repeated name "a" to "a.1" and an empty
+    one to "Unnamed: k"), without the spaces around them."""
+    import csv
+
+    with open(path, newline="", encoding=encoding) as handle:
+        return [name.strip().lstrip("\ufeff") for name in next(csv.reader(handle, delimiter=sep), [])]
+
+
+def _check_extra_fields(path, sep, encoding):
+    """Refuse a CSV line with a value beyond the columns its header names; empty extra fields (a
+    separator at the end of the lines) are left out, said."""
+    import csv
+
+    with open(path, newline="", encoding=encoding) as handle:
+        rows = csv.reader(handle, delimiter=sep)
+        width = len(next(rows, []))
+        for row in rows:
+            extra = [v for v in row[width:] if v.strip()]
+            if extra:
+                raise CommandError(f"{path}: line {rows.line_num} has {len(row)} fields but the header names "
+                                   f"{width} columns (an extra value {extra[0]!r}); name every column in the "
+                                   "header")
+    print(f"note: {path}: the empty field at the end of the lines left out (a separator after the last column)",
+          file=sys.stderr)
+
+
+def _check_header_names(path, sep, encoding):
+    """Refuse a header naming a column twice: pandas would call the second "a.1", a name the file
+    does not hold, and the rules and ``--labels`` would read it so."""
+    names = [n for n in _raw_header(path, sep, encoding) if n]
+    seen = set()
+    for name in names:
+        if name in seen:
+            where = [j + 1 for j, n in enumerate(_raw_header(path, sep, encoding)) if n == name]
+            raise CommandError(f"{path}: the header names the column {name!r} {len(where)} times (columns "
+                               f"{', '.join(map(str, where))}); give each column a name of its own")
+        seen.add(name)
+
+
+def _without_empty_columns(path, frame, sep, encoding):
+    """``frame`` without the columns that have no name and no value (a separator at the end of every
+    line, as spreadsheets export), said; a column with no name but values stays (as "Unnamed: k")."""
+    header = _raw_header(path, sep, encoding)
+    empty = [j for j, name in enumerate(header) if not name and j < frame.shape[1]
+             and frame.iloc[:, j].isna().all()]
+    if not empty:
+        return frame
+    print(f"note: {path}: column(s) {', '.join(str(j + 1) for j in empty)} left out (no name and no value)",
+          file=sys.stderr)
+    return frame.drop(columns=[frame.columns[j] for j in empty])
+
+
+# A number that groups its thousands with commas (1,234 or -12,345.5), and one with a percent sign.
+_COMMA_GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_PERCENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)\s*%")
+
+
+def _grouped_and_percent_numbers(path, frame):
+    """A comma- (tab-, |-) separated file's text columns of numbers written with thousands commas
+    (``"1,234"``, quoted) or with a percent sign (``12%``, read as 12) as numbers, said.
+
+    pandas leaves both as text, which the estimator would make one category
+    per value (or leave out as an identifier).  A column is converted only
+    when every value is such a number or a plain one.
+    """
+    import pandas as pd
+
+    grouped, percent = [], []
+    for name in frame.columns:
+        column = frame[name]
+        if not (pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype)):
+            continue
+        values = [str(v).strip() for v in column.dropna().unique()]
+        if not values or not all(isinstance(v, str) for v in column.dropna().unique()):
+            continue
+        if all(_COMMA_GROUPED.fullmatch(v) or _PLAIN_NUMBER.fullmatch(v) for v in values) and any(
+                _COMMA_GROUPED.fullmatch(v) for v in values):
+            grouped.append(name)
+            frame = frame.copy() if len(grouped) + len(percent) == 1 else frame
+            frame[name] = column.map(lambda v: v if pd.isna(v) else float(str(v).strip().replace(",", "")))
+        elif all(_PERCENT.fullmatch(v) for v in values):
+            percent.append(name)
+            frame = frame.copy() if len(grouped) + len(percent) == 1 else frame
+            frame[name] = column.map(lambda v: v if pd.isna(v) else float(str(v).strip().rstrip("%").strip()))
+    for names, what in ((grouped, "numbers with thousands commas"), (percent, "percentages without their % sign")):
+        if names:
+            shown = ", ".join(map(repr, names[:10])) + (f", ... ({len(names)} columns)" if len(names) > 10 else "")
+            print(f"note: {path}: {shown} read as {what}", file=sys.stderr)
+    return frame
 
 
 def _stripped(columns):

@@ -573,3 +573,66 @@ def test_evaluate_and_cv_count_empty_agreements_as_perfect(tmp_path):
     cv = corset("cv", "train.csv", "--labels", labels, "--folds", "3", cwd=tmp_path)
     assert cv.returncode == 0, cv.stderr
     assert "UndefinedMetricWarning" not in cv.stderr and "ill-defined" not in cv.stderr
+
+
+def _spreadsheet_rows(n=120, seed=0):
+    """(a, b, c, pct, la, lb) rows: la follows a, lb follows c; b and pct are noise."""
+    rng = np.random.RandomState(seed)
+    rows = []
+    for _ in range(n):
+        a, c = rng.normal(), rng.choice(["TRUE", "FALSE"])
+        rows.append((a, int(rng.randint(1000, 5000)), c, int(rng.randint(0, 100)), int(a > 0.3), int(c == "TRUE")))
+    return rows
+
+
+def test_csv_thousands_commas_and_percentages_are_numbers(tmp_path):
+    """Quoted "1,234" and "12%" columns, as spreadsheets export them, are read as numbers, said;
+    pandas leaves them as text (an identifier left out, and one category per percentage)."""
+    with open(tmp_path / "train.csv", "w") as f:
+        f.write("a,b,c,pct,la,lb\n")
+        for a, b, c, p, la, lb in _spreadsheet_rows():
+            f.write(f'{a:.3f},"{b:,}",{c},{p}%,{la},{lb}\n')
+    fit = corset("fit", "train.csv", "--labels", "la,lb", "-o", "m.json", "--quiet", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    assert "note: train.csv: 'b' read as numbers with thousands commas" in fit.stderr
+    assert "note: train.csv: 'pct' read as percentages without their % sign" in fit.stderr
+    names = json.loads((tmp_path / "m.json").read_text())["feature_names"]
+    assert not any(n.startswith(("pct=", "b=")) for n in names)   # no category per value
+    assert any(n.startswith(("pct>", "pct<=")) for n in names) and any(n.startswith(("b>", "b<=")) for n in names)
+    # The same reading at predict time: a thousands-comma cell is the number it writes.
+    with open(tmp_path / "new.csv", "w") as f:
+        f.write('a,b,c,pct\n0.9,"4,999",TRUE,99%\n-1.0,"1,000",FALSE,0%\n')
+    predict = corset("predict", "m.json", "new.csv", cwd=tmp_path)
+    assert predict.returncode == 0, predict.stderr
+    assert predict.stdout.splitlines() == ["la,lb", "1,1", "0,0"]
+
+
+def test_csv_header_problems_are_said_not_shifted(tmp_path):
+    """A separator at the end of every line (pandas would make the first column the index and shift
+    every name one column along) is read as the header says; a value beyond the header's columns,
+    and a name given twice (pandas would rename it "a.1"), are errors; an unnamed column without
+    values (a separator at the end of every line, header included) is left out, said."""
+    rows = _spreadsheet_rows()
+    with open(tmp_path / "trailing.csv", "w") as f:
+        f.write("a,c,la,lb\n")
+        f.writelines(f"{a:.3f},{c},{la},{lb},\n" for a, b, c, p, la, lb in rows)
+    fit = corset("fit", "trailing.csv", "--labels", "la,lb", "-o", "m.json", "--quiet", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    assert "IF a>" in fit.stdout and "THEN la" in fit.stdout and "IF c THEN lb" in fit.stdout
+    with open(tmp_path / "empty.csv", "w") as f:
+        f.write("a,c,la,lb,\n")
+        f.writelines(f"{a:.3f},{c},{la},{lb},\n" for a, b, c, p, la, lb in rows)
+    fit = corset("fit", "empty.csv", "--labels", "la,lb", "--quiet", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    assert "note: empty.csv: column(s) 5 left out (no name and no value)" in fit.stderr
+    lines = ["a,c,la,lb\n"] + [f"{a:.3f},{c},{la},{lb},\n" for a, b, c, p, la, lb in rows]
+    lines[7] = lines[7].replace(",\n", ",9\n")
+    (tmp_path / "extra.csv").write_text("".join(lines))
+    extra = corset("fit", "extra.csv", "--labels", "la,lb", cwd=tmp_path)
+    assert extra.returncode == 2 and ("extra.csv: line 8 has 5 fields but the header names 4 columns (an extra "
+                                      "value '9')") in extra.stderr, extra.stderr
+    (tmp_path / "twice.csv").write_text("a,a,la,lb\n" + "".join(f"{a:.3f},{b},{la},{lb}\n"
+                                                                for a, b, c, p, la, lb in rows))
+    twice = corset("fit", "twice.csv", "--labels", "la,lb", cwd=tmp_path)
+    assert twice.returncode == 2 and ("twice.csv: the header names the column 'a' 2 times (columns 1, 2)"
+                                      in twice.stderr), twice.stderr
