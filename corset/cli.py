@@ -350,16 +350,32 @@ def _check_header_names(path, sep, encoding):
 
 
 def _without_empty_columns(path, frame, sep, encoding):
-    """``frame`` without the columns that have no name and no value (a separator at the end of every
-    line, as spreadsheets export), said; a column with no name but values stays (as "Unnamed: k")."""
+    """``frame`` without its columns that have no name and either no value (a separator at the end
+    of every line, as spreadsheets export) or distinct whole numbers in increasing order (a row
+    index, as ``DataFrame.to_csv`` writes one by default), said; any other column without a name
+    stays (as "Unnamed: k").  A row index as a feature would let rules pick records by their place
+    in the file."""
+    import numpy as np
+    import pandas as pd
+
     header = _raw_header(path, sep, encoding)
-    empty = [j for j, name in enumerate(header) if not name and j < frame.shape[1]
-             and frame.iloc[:, j].isna().all()]
-    if not empty:
-        return frame
-    print(f"note: {path}: column(s) {', '.join(str(j + 1) for j in empty)} left out (no name and no value)",
-          file=sys.stderr)
-    return frame.drop(columns=[frame.columns[j] for j in empty])
+    empty, index = [], []
+    for j, name in enumerate(header[:frame.shape[1]]):
+        if name:
+            continue
+        column = frame.iloc[:, j]
+        if column.isna().all():
+            empty.append(j)
+        elif pd.api.types.is_integer_dtype(column.dtype) and len(column) > 1 and bool(
+                np.all(np.diff(column.to_numpy()) > 0)):
+            index.append(j)
+    for columns, what in ((empty, "no name and no value"), (index, "no name, increasing whole numbers: a row "
+                                                                   "index such as DataFrame.to_csv writes")):
+        if columns:
+            print(f"note: {path}: column(s) {', '.join(str(j + 1) for j in columns)} left out ({what})",
+                  file=sys.stderr)
+    dropped = empty + index
+    return frame.drop(columns=[frame.columns[j] for j in dropped]) if dropped else frame
 
 
 # A number that groups its thousands with commas (1,234 or -12,345.5), and one with a percent sign.

@@ -636,3 +636,15 @@ def test_csv_header_problems_are_said_not_shifted(tmp_path):
     twice = corset("fit", "twice.csv", "--labels", "la,lb", cwd=tmp_path)
     assert twice.returncode == 2 and ("twice.csv: the header names the column 'a' 2 times (columns 1, 2)"
                                       in twice.stderr), twice.stderr
+    # DataFrame.to_csv's default row index (a first column without a name: 0, 1, 2, ...) is no
+    # feature: on a file sorted by a label it would make rules that pick records by their row.
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(rows, columns=["a", "b", "c", "pct", "la", "lb"])[["a", "la"]]
+    frame["lb"] = (np.arange(len(frame)) >= 80).astype(int)
+    frame.to_csv(tmp_path / "indexed.csv")
+    fit = corset("fit", "indexed.csv", "--labels", "la,lb", "-o", "i.json", "--quiet", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    assert ("note: indexed.csv: column(s) 1 left out (no name, increasing whole numbers: a row index such as "
+            "DataFrame.to_csv writes)") in fit.stderr
+    assert json.loads((tmp_path / "i.json").read_text())["feature_names"][0].startswith("a")
+    assert "Unnamed" not in fit.stdout
