@@ -140,6 +140,30 @@ def test_numbers_written_as_text_are_warned_about():
     assert any(name.startswith("price>") for rule in model.rules_ for name in rule.head_names)
 
 
+def test_spreadsheet_numbers_and_a_written_row_index_are_warned_about(tmp_path):
+    """Numbers written "1,234" or "12%" are numbers as text too; a column "Unnamed: 0" of increasing
+    whole numbers (DataFrame.to_csv's index, read back by read_csv) is a row index, warned about
+    with how to read the file without it; a numeric column so named without that order is not."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    x = rng.normal(size=300)
+    Y = (x > 0.5).astype(int).reshape(-1, 1)
+    for written in ([f"{1000 * abs(v) + 1000:,.0f}" for v in x], [f"{v:.1f}%" for v in x]):
+        X = pd.DataFrame({"x": x, "shown": written})
+        with pytest.warns(UserWarning, match=r"column\(s\) 'shown' of X hold numbers written as text"):
+            CorsetClassifier(random_state=0).fit(X, Y)
+    pd.DataFrame({"x": x, "y": Y[:, 0]}).to_csv(tmp_path / "indexed.csv")
+    X = pd.read_csv(tmp_path / "indexed.csv").drop(columns="y")
+    assert list(X.columns) == ["Unnamed: 0", "x"]
+    with pytest.warns(UserWarning, match=r"column\(s\) 'Unnamed: 0' of X look like a row index written by "
+                                         r"DataFrame.to_csv .*index_col=0"):
+        CorsetClassifier(random_state=0).fit(X, Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        CorsetClassifier(random_state=0).fit(pd.read_csv(tmp_path / "indexed.csv", index_col=0).drop(columns="y"), Y)
+        CorsetClassifier(random_state=0).fit(X.assign(**{"Unnamed: 0": rng.permutation(300)}), Y)
+
+
 def test_an_identifier_column_is_warned_about():
     """A text column with a different value in every record gives one item per record, none of which
     a rule matched by two records can use: the fit says so, naming the column, and goes on."""

@@ -818,7 +818,20 @@ def _warn_number_text(columns):
         shown = ", ".join(map(repr, columns[:5])) + (", ..." if len(columns) > 5 else "")
         warnings.warn(f"column(s) {shown} of X hold numbers written as text: they are read as categories, one "
                       "item per value and no threshold; if they are quantities, convert them first, e.g. "
-                      "X[column] = pandas.to_numeric(X[column])", UserWarning, stacklevel=4)
+                      "X[column] = pandas.to_numeric(X[column]) (after removing any thousands commas and % "
+                      "signs)", UserWarning, stacklevel=4)
+
+
+def _warn_row_index(columns):
+    """Warn about X's columns that look like the row index ``DataFrame.to_csv`` writes
+    (:meth:`RawFeatures.row_index_columns`): as a feature it lets rules pick records by their row
+    in the file, which says nothing about new records.  The column stays; the warning says how to
+    read the file without it."""
+    if columns:
+        shown = ", ".join(map(repr, columns[:5]))
+        warnings.warn(f"column(s) {shown} of X look like a row index written by DataFrame.to_csv (no name, "
+                      "increasing whole numbers): rules could pick records by their row; drop it, or read the "
+                      "file with pandas.read_csv(path, index_col=0)", UserWarning, stacklevel=4)
 
 
 def _warn_identifiers(columns, n):
@@ -1547,6 +1560,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             _warn_identifiers(RawFeatures.identifier_columns(converted, feature_names), Yb.shape[0])
         if item_names:
             _warn_number_text(RawFeatures.number_text_columns(X))
+            _warn_row_index(RawFeatures.row_index_columns(X))
         if isinstance(binarizer, str) and binarizer == "auto":
             auto = RawFeatures.auto_candidates(X, AUTO_BINARIZER_PERCENTILES, converted=converted)
             if auto is not None:   # numeric X: the cuts are a choice, made by cross-validation

@@ -27,6 +27,7 @@ rules print in the data's own terms (``tempo>120.5``, ``genre=pop``,
 """
 import functools
 import numbers
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -219,12 +220,23 @@ NUMBER_TEXT_MIN_VALUES = 10
 few categories ("1", "2", "3") are nominal as given, a quantity has many values."""
 
 
+# A number grouping its thousands with commas ("1,234.5"), or followed by a percent sign ("12%").
+_COMMA_GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
+_PERCENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)\s*%")
+
+
 def _reads_as_number(value):
-    """Whether the text ``value`` is a finite number as Python reads one ("12.5", "-3", "1e-4")."""
+    """Whether the text ``value`` is a finite number as Python reads one ("12.5", "-3", "1e-4"), or
+    as a spreadsheet writes one ("1,234", "12%")."""
     try:
         return bool(np.isfinite(float(value)))
     except (TypeError, ValueError):
-        return False
+        text = str(value).strip()
+        return bool(_COMMA_GROUPED.fullmatch(text) or _PERCENT.fullmatch(text))
+
+
+# pandas' name for a CSV column without a name ("Unnamed: 0": the row index DataFrame.to_csv writes).
+_UNNAMED = re.compile(r"Unnamed: \d+")
 
 
 class RawFeatures:
@@ -379,6 +391,23 @@ class RawFeatures:
             if len(values) > NUMBER_TEXT_MIN_VALUES and all(isinstance(v, str) and _reads_as_number(v)
                                                            for v in values):
                 found.append(str(X.columns[j]))
+        return found
+
+    @staticmethod
+    def row_index_columns(X):
+        """Names of a DataFrame's columns named as pandas names a CSV column without a name
+        ("Unnamed: 0") that hold distinct whole numbers in increasing order: the row index that
+        ``DataFrame.to_csv`` writes by default, read back as a column."""
+        if not _is_frame(X):
+            return []
+        import pandas as pd
+
+        found = []
+        for j, name in enumerate(X.columns):
+            column = X.iloc[:, j]
+            if (isinstance(name, str) and _UNNAMED.fullmatch(name) and pd.api.types.is_integer_dtype(column.dtype)
+                    and len(column) > 1 and bool(np.all(np.diff(column.to_numpy()) > 0))):
+                found.append(name)
         return found
 
     @staticmethod
