@@ -760,9 +760,23 @@ def _budget_note(n_rules):
             "held-out micro-F1 was still rising")
 
 
+def _check_output(path):
+    """Refuse an output path (``-o``) that cannot be written before the work that fills it: a fit
+    may take minutes, and its model would be lost."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.is_dir():
+        raise CommandError(f"-o {path}: is a directory; give a file name")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise CommandError(f"-o {path}: the directory {parent} does not exist")
+
+
 def _run_fit(args, out):
     from .model import CorsetClassifier
 
+    _check_output(args.output)
     labels = _split_names(args.labels) if args.labels else None
     X, Y, feature_names, label_names = _read_data(args.train, label_xml=args.label_xml, n_labels=args.n_labels,
                                                   labels=labels, drop_identifiers=args.preset != "paper")
@@ -821,6 +835,7 @@ def _run_rules(args, out):
 def _run_predict(args, out):
     import pandas as pd
 
+    _check_output(args.output)
     model = _load_model(args.model)
     # --labels, as at fit, is checked against the model; in a CSV file the model's label columns are
     # left out wherever present, with or without it (another file type refuses it in _read_data).
@@ -905,6 +920,7 @@ def _run_plot(args, out):
     model = _load_model(args.model)
     if not str(args.output).lower().endswith((".png", ".svg", ".pdf")):
         raise CommandError(f"{args.output}: the picture must be a .png, .svg or .pdf file")
+    _check_output(args.output)
     if args.kind == "graph":
         ax = plot_rule_graph(model, max_rules=args.max_rules)
     else:

@@ -296,6 +296,12 @@ def test_arff_session_on_a_benchmark(tmp_path, data_dir):
     (("fit", "data.svm", "--labels", "1", "--n-labels", "1"),
      "data.svm: an svmlight file gives each record's labels at the start of its line; --labels and --n-labels "
      "are not for svmlight files"),
+    # An output that cannot be written is refused before the fit, whose model would be lost.
+    (("fit", "small.arff", "--n-labels", "-1", "-o", "no/such/model.json"),
+     "-o no/such/model.json: the directory no/such does not exist"),
+    (("fit", "small.arff", "--n-labels", "-1", "-o", "."), "-o .: is a directory; give a file name"),
+    (("predict", "model.json", "small.arff", "--n-labels", "-1", "-o", "nowhere/p.csv"),
+     "-o nowhere/p.csv: the directory nowhere does not exist"),
 ])
 def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
     (tmp_path / "bad.arff").write_text("this is not ARFF\n")
