@@ -1246,8 +1246,14 @@ def main(argv=None):
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    def show(message, category, filename, lineno, file=None, line=None):
+        # One line naming the command, as its notes and errors do, not the console script's frame.
+        print(f"corset {args.command}: warning ({category.__name__}): {message}", file=sys.stderr)
+
     try:
-        return args.run(args, sys.stdout)
+        with warnings.catch_warnings():
+            warnings.showwarning = show
+            return args.run(args, sys.stdout)
     except BrokenPipeError:
         # The reader stopped early (``corset rules MODEL | head``): not an error of ours.
         sys.stdout = None

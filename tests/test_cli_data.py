@@ -654,3 +654,22 @@ def test_csv_header_problems_are_said_not_shifted(tmp_path):
             "DataFrame.to_csv writes)") in fit.stderr
     assert json.loads((tmp_path / "i.json").read_text())["feature_names"][0].startswith("a")
     assert "Unnamed" not in fit.stdout
+
+
+def test_warnings_are_one_line_naming_the_command(tmp_path):
+    """A warning of the library during a command is one line on standard error that names the
+    command and the warning's kind (not the console script's source line)."""
+    frame = _synthetic_frames()
+    labels = ",".join(f"l{k}" for k in range(5))
+    frame.iloc[:200].to_csv(tmp_path / "train.csv", index=False)
+    assert corset("fit", "train.csv", "--labels", labels, "-o", "m.json", "--quiet", cwd=tmp_path).returncode == 0
+    new = frame.iloc[200:].copy()
+    new.loc[new.index[:7], "colour"] = "violet"
+    new.to_csv(tmp_path / "new.csv", index=False)
+    predict = corset("predict", "m.json", "new.csv", cwd=tmp_path)
+    assert predict.returncode == 0, predict.stderr
+    lines = [line for line in predict.stderr.splitlines() if "Warning" in line]
+    assert lines == ["corset predict: warning (UnseenCategoryWarning): nominal column(s) of X 'colour': 7 "
+                     "record(s) with values fit never saw ('violet'): such a record matches none of the column's "
+                     "'=' literals (and every '!=' one)"], predict.stderr
+    assert len(predict.stderr.strip().splitlines()) == 1

@@ -164,6 +164,38 @@ def test_spreadsheet_numbers_and_a_written_row_index_are_warned_about(tmp_path):
         CorsetClassifier(random_state=0).fit(X.assign(**{"Unnamed: 0": rng.permutation(300)}), Y)
 
 
+def test_unseen_and_missing_nominal_values_at_predict_are_warned_about():
+    """New records whose nominal value fit never saw (or is missing) match none of the column's
+    "=" literals: predict says so once, naming the column, the count and the values, at the
+    caller's line; a fit whose folds hold categories their training part lacks says nothing."""
+    pd = pytest.importorskip("pandas")
+    from corset.model import UnseenCategoryWarning
+
+    rng = np.random.RandomState(0)
+    n = 300
+    colour = rng.choice(["red", "green", "blue"], n).astype(object)
+    colour[:2] = ["violet", "cyan"]   # one record each: some folds' held-out parts hold them alone
+    X = pd.DataFrame({"x": rng.normal(size=n), "colour": colour})
+    Y = np.column_stack([X["colour"] == "red", X["x"] > 0.5]).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnseenCategoryWarning)
+        model = CorsetClassifier(random_state=0).fit(X, Y)
+        # A binarizer of the user's: the folds then read the DataFrame itself, each with its own categories.
+        from corset.preprocessing import PercentileBinarizer
+
+        CorsetClassifier(random_state=0, binarizer=PercentileBinarizer()).fit(X, Y)
+    new = X.iloc[:6].copy()
+    new["colour"] = ["red", "purple", None, "purple", "grey", "blue"]
+    with pytest.warns(UnseenCategoryWarning, match=r"'colour': 3 record\(s\) with values fit never saw "
+                                                   r"\('purple', 'grey'\) and 1 with a missing value") as caught:
+        predicted = model.predict(new)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert predicted[[1, 2, 3, 4], 0].sum() == 0 and predicted[0, 0] == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnseenCategoryWarning)
+        model.predict(X)
+
+
 def test_an_identifier_column_is_warned_about():
     """A text column with a different value in every record gives one item per record, none of which
     a rule matched by two records can use: the fit says so, naming the column, and goes on."""

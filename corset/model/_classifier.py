@@ -27,7 +27,7 @@ from ..selection._objective import QUALITIES
 from ..selection._stopping import RuleBudget, StoppingCriterion
 from ..preprocessing import PercentileBinarizer
 from ..sampling._candidates import _resolve_n_jobs, check_pool_shape
-from ._features import RawFeatures
+from ._features import RawFeatures, UnseenCategoryWarning
 from ._export import FORMAT_VERSION, check_rules_dict, format_rules, rules_to_dict, rules_to_frame
 from ._rules import Rule
 
@@ -1653,7 +1653,11 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 stopping = _ValidatedHorizon(max(1, horizon))
         patience = None
         if held_out is not None and not self.second_round:
-            Xh = self.features_.transform(held_out[0])
+            with warnings.catch_warnings():
+                # A fold's held-out records may hold categories its training part lacks: said for the
+                # records a user predicts, not for each fold.
+                warnings.simplefilter("ignore", UnseenCategoryWarning)
+                Xh = self.features_.transform(held_out[0])
             held = BinaryData._checked_with_negations(Xh, held_out[1], self.negated_features_,
                                                       name=f"negations={self.negations!r}")
             patience = _HeldOutPatience(held,

@@ -14,7 +14,8 @@ rules print in the data's own terms (``tempo>120.5``, ``genre=pop``,
   (``signup>2021-03-14 12:00``, ``tenure<=91 days``);
 * a DataFrame's categorical, string and object columns are nominal features
   (their values are coded as indices into the categories seen in fit; a value
-  unseen in fit is no category at all, so all its indicators are 0);
+  unseen in fit is no category at all, so all its indicators are 0, and
+  transform says so with an :class:`UnseenCategoryWarning`);
 * data that is already binary (every value 0 or 1, no nominal column) is used
   as it is, so binary input gives exactly the rules it gave before raw input
   was accepted;
@@ -28,6 +29,7 @@ rules print in the data's own terms (``tempo>120.5``, ``genre=pop``,
 import functools
 import numbers
 import re
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -233,6 +235,41 @@ def _reads_as_number(value):
     except (TypeError, ValueError):
         text = str(value).strip()
         return bool(_COMMA_GROUPED.fullmatch(text) or _PERCENT.fullmatch(text))
+
+
+class UnseenCategoryWarning(UserWarning):
+    """New records hold a nominal value that fit never saw, or a missing one: they match none of the
+    column's ``column=value`` literals (and every ``column!=value``)."""
+
+
+def _warn_unseen_categories(unknown):
+    """One :class:`UnseenCategoryWarning` for the nominal columns of new records with values unseen
+    in fit or missing: ``unknown`` holds (column name, those values as a Series) pairs."""
+    parts = []
+    for name, values in unknown[:5]:
+        missing = int(values.isna().sum()) if hasattr(values, "isna") else 0
+        seen = values.dropna() if hasattr(values, "dropna") else values
+        shown = ", ".join(repr(v) for v in list(dict.fromkeys(seen.tolist()))[:3])
+        what = [f"{len(seen)} record(s) with values fit never saw ({shown})"] if len(seen) else []
+        what += [f"{missing} with a missing value"] if missing else []
+        parts.append(f"{name!r}: {' and '.join(what)}")
+    more = f"; and {len(unknown) - 5} more column(s)" if len(unknown) > 5 else ""
+    warnings.warn(f"nominal column(s) of X {'; '.join(parts)}{more}: such a record matches none of the column's "
+                  "'=' literals (and every '!=' one)", UnseenCategoryWarning, stacklevel=_caller_stacklevel())
+
+
+def _caller_stacklevel():
+    """The ``stacklevel`` of ``warnings.warn`` (called by this function's caller) that names the first
+    frame outside the corset package: predict, predict_proba, explain and score reach the warning
+    through different numbers of the package's own frames."""
+    import os
+    import sys
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(2), 2   # the frame that calls warnings.warn is level 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 # pandas' name for a CSV column without a name ("Unnamed: 0": the row index DataFrame.to_csv writes).
@@ -507,7 +544,7 @@ class RawFeatures:
                     said = {"datetime": "dates", "timedelta": "durations", None: "neither dates nor durations"}
                     raise ValueError(f"column {name!r} of X held {said[was]} in fit; it holds "
                                      f"{said[kinds[j]]} (dtype {X.dtypes.iloc[j]}) now")
-        columns, categories = [], []
+        columns, categories, unknown = [], [], []
         for j, name in enumerate(names):
             column = X.iloc[:, j]
             if kinds[j] is not None:
@@ -537,8 +574,12 @@ class RawFeatures:
             index = {c: i for i, c in enumerate(cats)}
             # A value unseen in fit (or missing) is coded -1: no indicator of the column is set.
             codes = np.fromiter((_category_code(index, v) for v in column), dtype=np.float64, count=len(column))
+            if not fit and (codes < 0).any():
+                unknown.append((name, column[codes < 0]))
             columns.append(codes)
             categories.append(cats)
+        if unknown:
+            _warn_unseen_categories(unknown)
         values = np.column_stack(columns) if columns else np.zeros((len(X), 0))
         return values, names, nominal, categories
 
