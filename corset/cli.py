@@ -378,10 +378,9 @@ def _without_empty_columns(path, frame, sep, encoding):
     return frame.drop(columns=[frame.columns[j] for j in dropped]) if dropped else frame
 
 
-# A number that groups its thousands with commas (1,234 or -12,345.5), and one with a percent sign.
-_COMMA_GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
+# A number as Python writes one (beside thousands-comma and percent numbers, which the estimator's
+# number-text check reads as numbers too: corset.model._features).
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_PERCENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)\s*%")
 
 
 def _grouped_and_percent_numbers(path, frame):
@@ -393,6 +392,8 @@ def _grouped_and_percent_numbers(path, frame):
     when every value is such a number or a plain one.
     """
     import pandas as pd
+
+    from .model._features import _COMMA_GROUPED, _PERCENT
 
     grouped, percent = [], []
     for name in frame.columns:
