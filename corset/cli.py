@@ -293,6 +293,9 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
     if labels is None and label_names is None:
         raise CommandError(f"{path}: name the label columns of a CSV file with --labels COL,...")
     wanted = list(labels) if labels is not None else list(label_names)
+    twice = next((c for i, c in enumerate(wanted) if c in wanted[:i]), None)
+    if twice is not None:
+        raise CommandError(f"--labels: the column {twice!r} is named twice; name each label column once")
     missing = [c for c in wanted if c not in frame.columns]
     if missing and (labels is not None or labels_required):
         said = " (--labels)" if labels is not None else ", a label of the training data"
@@ -1048,6 +1051,8 @@ def _run_cv(args, out):
                                                   labels=labels)
     if Y is None:
         raise CommandError(f"{args.data}: no label columns found")
+    if args.folds > Y.shape[0]:
+        raise CommandError(f"--folds {args.folds}: {args.data} holds only {Y.shape[0]} records")
     # As corset evaluate scores (and MULAN, mlrl-testbed): a label or record with nothing true and
     # nothing predicted counts 1 in macro-F1 and sample-F1 (scikit-learn's scorers would count 0, warning).
     scoring = {"micro-F1": make_scorer(f1_score, average="micro", zero_division=0),
@@ -1078,22 +1083,38 @@ def _run_cv(args, out):
     return 0
 
 
+def _number(text, kind, what):
+    """``kind(text)``, or argparse's error saying what the option takes (not the converter's name)."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {what}; got {text!r}") from None
+
+
 def _non_negative_share(text):
-    value = float(text)
+    value = _number(text, float, "a number in [0, 1]")
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"must be in [0, 1]; got {text}")
     return value
 
 
+def _at_least_two(text):
+    value = _number(text, int, "an integer >= 2")
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 2 (a fold is scored by a model of the others); "
+                                         f"got {text}")
+    return value
+
+
 def _positive_int(text):
-    value = int(text)
+    value = _number(text, int, "a positive integer")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer; got {text}")
     return value
 
 
 def _n_jobs(text):
-    value = int(text)
+    value = _number(text, int, "a number of jobs (-1: every CPU)")
     if value == 0:
         raise argparse.ArgumentTypeError("must be a positive number of jobs, or negative (-1: every CPU); got 0")
     return value
@@ -1193,7 +1214,7 @@ def build_parser():
     cv.add_argument("data", metavar="DATA", help="labelled data file")
     label_options(cv)
     cv.add_argument("--labels", metavar="COL,...", help="CSV: the label columns")
-    cv.add_argument("--folds", type=_positive_int, default=5, metavar="K", help="number of folds (default 5)")
+    cv.add_argument("--folds", type=_at_least_two, default=5, metavar="K", help="number of folds (default 5)")
     cv.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     cv.add_argument("--n-rules", type=_positive_int, metavar="K", help="rule budget (default 150)")
     cv.add_argument("--n-jobs", type=_n_jobs, metavar="N",

@@ -302,6 +302,9 @@ def test_arff_session_on_a_benchmark(tmp_path, data_dir):
     (("fit", "small.arff", "--n-labels", "-1", "-o", "."), "-o .: is a directory; give a file name"),
     (("predict", "model.json", "small.arff", "--n-labels", "-1", "-o", "nowhere/p.csv"),
      "-o nowhere/p.csv: the directory nowhere does not exist"),
+    # A label named twice ended in an AttributeError of pandas; option values in the option's words.
+    (("fit", "train.csv", "--labels", "b,b"), "--labels: the column 'b' is named twice"),
+    (("cv", "train.csv", "--labels", "b", "--folds", "3"), "--folds 3: train.csv holds only 2 records"),
 ])
 def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
     (tmp_path / "bad.arff").write_text("this is not ARFF\n")
@@ -318,6 +321,24 @@ def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
     assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (("cv", "train.csv", "--labels", "b", "--folds", "1"), "corset cv: error: argument --folds: must be an "
+                                                           "integer >= 2 (a fold is scored by a model of the others)"),
+    (("cv", "train.csv", "--labels", "b", "--folds", "x"), "argument --folds: must be an integer >= 2; got 'x'"),
+    (("fit", "train.csv", "--labels", "b", "--n-rules", "many"),
+     "argument --n-rules: must be a positive integer; got 'many'"),
+    (("fit", "train.csv", "--labels", "b", "--n-jobs", "all"),
+     "argument --n-jobs: must be a number of jobs (-1: every CPU); got 'all'"),
+])
+def test_option_values_are_refused_in_the_options_words(tmp_path, args, message):
+    """argparse's usage and one error line that says what the option takes (not "invalid
+    _positive_int value", the name of the converter)."""
+    (tmp_path / "train.csv").write_text("a,b\n1,0\n0,1\n")
+    result = corset(*args, cwd=tmp_path)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert "invalid" not in result.stderr
 
 
 def test_errors_in_a_data_file_name_the_file_and_the_value(tmp_path):
