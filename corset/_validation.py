@@ -383,3 +383,8 @@ def check_fits_memory(count, bytes_each, what):
 
 def _size(n_bytes):
     return f"{n_bytes / 2**30:.1f} GiB" if n_bytes >= 2**30 else f"{n_bytes / 2**20:.1f} MiB"
+
+
+def counted(n, word):
+    """``"1 rule"``, ``"2 rules"``: a count and its noun, for messages."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"

@@ -863,9 +863,9 @@ def _run_predict(args, out):
 
 def _run_evaluate(args, out):
     import numpy as np
-    from sklearn.metrics import accuracy_score, f1_score, hamming_loss
+    from sklearn.metrics import accuracy_score, hamming_loss
 
-    from ._validation import check_binary_matrix
+    from ._validation import check_binary_matrix, counted
 
     model = _load_model(args.model)
     X, Y, _, _ = _read_data(args.test, label_xml=args.label_xml, n_labels=args.n_labels,
@@ -884,14 +884,14 @@ def _run_evaluate(args, out):
     lengths = [r.n_literals for r in model.rules_]
     # A label (record) with nothing true and nothing predicted is predicted perfectly: macro-F1 and
     # sample-F1 count it 1, as MULAN's measures and mlrl-testbed's do, so that the figures compare.
-    rows = [("micro-F1", f1_score(Y, P, average="micro", zero_division=0)),
-            ("macro-F1", f1_score(Y, P, average="macro", zero_division=1)),
-            ("sample-F1", f1_score(Y, P, average="samples", zero_division=1)),
+    rows = [("micro-F1", _label_f1(Y, P, "micro")),
+            ("macro-F1", _label_f1(Y, P, "macro")),
+            ("sample-F1", _label_f1(Y, P, "samples")),
             ("Hamming loss", hamming_loss(Y, P)),
             ("subset accuracy", accuracy_score(Y, P)),
             ("rules", len(model.rules_)),
             ("mean rule length", float(np.mean(lengths)) if lengths else 0.0)]
-    print(f"{args.test}: {Y.shape[0]} records, {Y.shape[1]} labels", file=out)
+    print(f"{args.test}: {counted(Y.shape[0], 'record')}, {counted(Y.shape[1], 'label')}", file=out)
     for name, value in rows:
         shown = f"{value:d}" if isinstance(value, int) else f"{value:.4f}"
         print(f"  {name:<17} {shown:>8}", file=out)
@@ -899,6 +899,40 @@ def _run_evaluate(args, out):
     if empty:
         print(f"note: {empty}: counted 1 (a perfect prediction) in macro-F1 and sample-F1", file=out)
     return 0
+
+
+def _label_f1(Y, P, average):
+    """F1 of 0/1 label matrices ``Y`` (true) and ``P`` (predicted), averaged as ``average`` says.
+
+    Micro-F1 counts a data set without any true or predicted label 0; macro-F1 and
+    sample-F1 count a label or record empty in both 1 (MULAN's convention).  A
+    single label is still a multi-label problem of one column, which
+    scikit-learn would read as binary and refuse to average over records: its
+    micro- and macro-F1 are that label's F1, its sample-F1 is the share of
+    records predicted right (a record's F1 is 1 when it agrees, 0 otherwise).
+    """
+    import numpy as np
+    from sklearn.metrics import f1_score
+
+    Y = np.asarray(Y.toarray() if hasattr(Y, "toarray") else Y)
+    P = np.asarray(P.toarray() if hasattr(P, "toarray") else P)
+    if Y.ndim == 1:
+        Y = Y.reshape(-1, 1)
+    if P.ndim == 1:
+        P = P.reshape(-1, 1)
+    zero_division = 0 if average == "micro" else 1
+    if Y.shape[1] == 1:
+        if average == "samples":
+            return float(np.mean(Y[:, 0] == P[:, 0])) if Y.shape[0] else 0.0
+        return float(f1_score(Y[:, 0], P[:, 0], average="binary", pos_label=1, zero_division=zero_division))
+    return float(f1_score(Y, P, average=average, zero_division=zero_division))
+
+
+def _label_scorer(average):
+    """A cross-validation scorer of :func:`_label_f1`."""
+    from sklearn.metrics import make_scorer
+
+    return make_scorer(_label_f1, average=average)
 
 
 def _empty_agreements(Y, P):
@@ -1041,9 +1075,9 @@ def _run_experiment(args, out):
 
 def _run_cv(args, out):
     import numpy as np
-    from sklearn.metrics import f1_score, make_scorer
     from sklearn.model_selection import KFold, cross_validate
 
+    from ._validation import counted
     from .model import CorsetClassifier
 
     labels = _split_names(args.labels) if args.labels else None
@@ -1052,12 +1086,11 @@ def _run_cv(args, out):
     if Y is None:
         raise CommandError(f"{args.data}: no label columns found")
     if args.folds > Y.shape[0]:
-        raise CommandError(f"--folds {args.folds}: {args.data} holds only {Y.shape[0]} records")
+        raise CommandError(f"--folds {args.folds}: {args.data} holds only {counted(Y.shape[0], 'record')}")
     # As corset evaluate scores (and MULAN, mlrl-testbed): a label or record with nothing true and
     # nothing predicted counts 1 in macro-F1 and sample-F1 (scikit-learn's scorers would count 0, warning).
-    scoring = {"micro-F1": make_scorer(f1_score, average="micro", zero_division=0),
-               "macro-F1": make_scorer(f1_score, average="macro", zero_division=1),
-               "sample-F1": make_scorer(f1_score, average="samples", zero_division=1)}
+    scoring = {"micro-F1": _label_scorer("micro"), "macro-F1": _label_scorer("macro"),
+               "sample-F1": _label_scorer("samples")}
     folds = KFold(n_splits=args.folds, shuffle=True, random_state=args.seed)
     try:
         # error_score="raise": a fold whose fit fails would otherwise be scored NaN, with a warning.

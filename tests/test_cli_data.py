@@ -602,6 +602,34 @@ def test_evaluate_and_cv_count_empty_agreements_as_perfect(tmp_path):
     assert "UndefinedMetricWarning" not in cv.stderr and "ill-defined" not in cv.stderr
 
 
+def test_evaluate_and_cv_score_a_single_label(tmp_path):
+    """One label column is a multi-label problem of one label: evaluate and cv score it (micro- and
+    macro-F1 that label's F1, sample-F1 the share of records predicted right), where scikit-learn's
+    sample average would refuse the column as a binary target."""
+    rng = np.random.RandomState(0)
+    x = rng.normal(size=120)
+    y = ((x > 0.4) ^ (rng.rand(120) < 0.1)).astype(int)
+    with open(tmp_path / "one.csv", "w") as f:
+        f.write("x,noise,y\n")
+        f.writelines(f"{a:.4f},{b:.4f},{c}\n" for a, b, c in zip(x, rng.rand(120), y))
+    assert corset("fit", "one.csv", "--labels", "y", "-o", "m.json", "--quiet", cwd=tmp_path).returncode == 0
+    evaluate = corset("evaluate", "m.json", "one.csv", cwd=tmp_path)
+    assert evaluate.returncode == 0, evaluate.stderr
+    assert evaluate.stdout.startswith("one.csv: 120 records, 1 label\n")
+    shown = {line.split()[0]: float(line.split()[-1]) for line in evaluate.stdout.splitlines()[1:]
+             if line.startswith("  ") and "-F1" in line}
+    predicted = corset("predict", "m.json", "one.csv", cwd=tmp_path).stdout.splitlines()[1:]
+    P = np.array([int(v) for v in predicted])
+    tp, fp, fn = int((P & y).sum()), int((P & ~y & 1).sum()), int((~P & 1 & y).sum())
+    assert tp > 0
+    assert shown["micro-F1"] == pytest.approx(2 * tp / (2 * tp + fp + fn), abs=1e-4)
+    assert shown["macro-F1"] == shown["micro-F1"]
+    assert shown["sample-F1"] == pytest.approx(np.mean(P == y), abs=1e-4)
+    cv = corset("cv", "one.csv", "--labels", "y", "--folds", "3", cwd=tmp_path)
+    assert cv.returncode == 0, cv.stderr
+    assert "sample-F1" in cv.stdout
+
+
 def _spreadsheet_rows(n=120, seed=0):
     """(a, b, c, pct, la, lb) rows: la follows a, lb follows c; b and pct are noise."""
     rng = np.random.RandomState(seed)

@@ -21,7 +21,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._ext import _selection
-from .._validation import check_binary_matrix, check_unique_names, is_missing
+from .._validation import check_binary_matrix, check_unique_names, counted, is_missing
 from ..binarydata import BinaryData, with_negated_columns
 from ..selection._objective import QUALITIES
 from ..selection._stopping import RuleBudget, StoppingCriterion
@@ -2350,7 +2350,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
     def __str__(self):
         if not hasattr(self, "rules_"):
             return self.__repr__()
-        header = f"CorsetClassifier: {len(self.rules_)} rules over {self.n_labels_} labels"
+        header = (f"CorsetClassifier: {counted(len(self.rules_), 'rule')} over "
+                  f"{counted(self.n_labels_, 'label')}")
         return header + ("\n" + format_rules(self.rules_) if self.rules_ else "")
 
     def to_dict(self):
