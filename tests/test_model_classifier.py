@@ -1,6 +1,7 @@
 """CorsetClassifier: fit/predict, determinism, exports, bad input and scikit-learn conformance."""
 import json
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -172,6 +173,24 @@ def test_json_and_pickle_round_trips(synthetic):
         assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
     frame = clf.to_frame()
     assert len(frame) == len(clf.rules_)
+
+
+@pytest.mark.parametrize("columns", [None, list("abc"), [0, 1, 2], [("g", "a"), ("g", "b"), ("h", "a")]])
+def test_json_round_trip_keeps_whether_column_names_were_recorded(columns):
+    """scikit-learn records a DataFrame's column names only when they are all strings; the loaded
+    model records them exactly then, so it warns on the fitted model's inputs exactly as it does."""
+    pd = pytest.importorskip("pandas")
+    X = np.random.RandomState(0).rand(100, 3)
+    Y = (X[:, :2] > 0.7).astype(int)
+    if columns is not None:
+        X = pd.DataFrame(X, columns=pd.MultiIndex.from_tuples(columns) if isinstance(columns[0], tuple)
+                         else columns)
+    clf = CorsetClassifier(random_state=0, **FAST).fit(X, Y)
+    again = CorsetClassifier.from_json(clf.to_json())
+    assert hasattr(again, "feature_names_in_") == hasattr(clf, "feature_names_in_") == (columns == list("abc"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.array_equal(again.predict(X), clf.predict(X))
 
 
 def test_pickle_of_another_format_version_is_refused(synthetic):

@@ -390,6 +390,24 @@ def test_rule_stats_and_rules_by_label_against_brute_force(seed):
         model.rule_stats(X[200:], Y[200:, :3])
 
 
+def test_rule_stats_matches_a_frame_of_labels_by_name():
+    """A DataFrame Y is read by its column names: reordered columns give the same statistics, a
+    column that is not one of the model's labels is refused; a model fitted on an array of labels
+    (named y0, y1...) reads any frame's columns in order."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    X = pd.DataFrame(rng.rand(200, 3), columns=list("abc"))
+    Y = pd.DataFrame({"A": (X.a > .7).astype(int), "B": (X.b > .6).astype(int)})
+    model = CorsetClassifier(random_state=0).fit(X, Y)
+    stats = model.rule_stats(X, Y)
+    assert min(stats["precision"]) > 0.8   # reading B as A would score far lower
+    assert model.rule_stats(X, Y[["B", "A"]]) == stats
+    with pytest.raises(ValueError, match=r"Y's columns must be the model's labels .*'Z'; missing: 'A'"):
+        model.rule_stats(X, Y.rename(columns={"A": "Z"}))
+    unnamed = CorsetClassifier(random_state=0).fit(X, Y.to_numpy())
+    assert unnamed.rule_stats(X, Y.rename(columns={"A": "Z"}))["precision"] == stats["precision"]
+
+
 def test_sparse_frame_reads_as_its_scipy_matrix():
     """A DataFrame of sparse columns gives the numbers of its scipy matrix; a fill value other than 0 is read too."""
     pd = pytest.importorskip("pandas")

@@ -2329,8 +2329,34 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                                         for h, k in zip(hits, rule.tail)])
         return out
 
+    def _label_columns(self, Y):
+        """A DataFrame ``Y`` with its columns in the order of ``label_names_`` (matched by name).
+
+        Its columns must name the model's labels, in any order; a model whose labels have no
+        names of the user's (``y0``, ``y1``... for labels given as an array) reads Y's columns
+        in order.  Anything but a DataFrame is read in order."""
+        columns = getattr(Y, "columns", None)
+        if columns is None:
+            return Y
+        names = [str(c) for c in columns]
+        expected = list(self.label_names_)
+        if names == expected:
+            return Y
+        if sorted(names) == sorted(expected) and len(set(names)) == len(names):
+            return Y[[columns[names.index(name)] for name in expected]]
+        if expected == [f"y{k}" for k in range(self.n_labels_)]:
+            return Y
+        unknown = [n for n in names if n not in expected]
+        absent = [n for n in expected if n not in names]
+        parts = [f"not labels of the model: {', '.join(repr(n) for n in unknown[:5])}"] if unknown else []
+        parts += [f"missing: {', '.join(repr(n) for n in absent[:5])}"] if absent else []
+        raise ValueError(f"Y's columns must be the model's labels ({counted(len(expected), 'label')}, matched "
+                         f"by name); {'; '.join(parts) or 'a name appears twice'}")
+
     def _validate_y_like(self, Y):
-        """Y of given records as a 0/1 CSR, with the checks of fit (names and output kind ignored)."""
+        """Y of given records as a 0/1 CSR, with the checks of fit (output kind ignored); a DataFrame's
+        columns matched to the labels by name (:meth:`_label_columns`)."""
+        Y = self._label_columns(Y)
         saved = getattr(self, "classes_", None)
         try:
             return self._validate_y(Y, None)
@@ -2367,6 +2393,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"to_dict exports the binarization of corset's PercentileBinarizer; this model's "
                              f"binarizer is a {type(binarizer).__name__}: pickle the model instead")
         d["features"] = self.features_.to_dict()
+        # scikit-learn keeps a DataFrame's column names only when they are all strings.
+        d["feature_names_in"] = hasattr(self, "feature_names_in_")
         d["output"] = dict(self._output)
         if self._output["kind"] == "binary":
             d["output"]["classes"] = self.classes_.tolist()
@@ -2402,7 +2430,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                                                      "frame_categories": [None] * len(model.feature_names_),
                                                      "binarizer": None})
         model.n_features_in_ = len(model.features_.input_names_)
-        if model.features_.frame_:
+        if d.get("feature_names_in", model.features_.frame_):
             model.feature_names_in_ = np.asarray(model.features_.input_names_, dtype=object)
         model.n_items_ = len(model.feature_names_)
         model.n_labels_ = len(model.label_names_)
