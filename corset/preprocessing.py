@@ -17,6 +17,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._ext._cuts import cut_neighbours
+
 __all__ = ["PercentileBinarizer"]
 
 # How each input column is binarized (values of ``feature_kinds_``).
@@ -44,6 +46,15 @@ def _format_threshold(t, digits=3):
             return f"{t:.0f}"
         return f"{t:.{max(digits, len(str(int(abs(t)))))}g}"
     return f"{t:.{digits}g}"
+
+
+def _format_exact(t):
+    """``t`` in the fewest digits that give it back exactly: ``2019.0 -> '2019'``, ``0.31213 -> '0.31213'``."""
+    t = float(t)
+    if t == 0.0:
+        return "0"  # not "-0"
+    text = repr(t)
+    return text[:-2] if text.endswith(".0") else text
 
 
 def _format_cuts(cuts):
@@ -84,17 +95,96 @@ def _column_blocks(X, cols):
             yield block, X[:, block]
 
 
+def _neighbours(values, levels, compare, zeros=False):
+    """``(below, above)``: per threshold, the training values on either side of it.
+
+    ``values`` is a dense block ``(n, b)``; ``levels`` its columns' thresholds,
+    ``(m, b)`` sorted along axis 0, or one per column ``(b,)``.  ``above`` is
+    the least value for which ``compare(value, level)`` holds, ``below`` the
+    greatest for which it does not (+inf / -inf when there is none), each of
+    ``levels``' shape.  ``zeros``: the columns also hold zeros that ``values``
+    leaves out (a sparse column's).  One compiled pass over the block
+    (:func:`corset._ext._cuts.cut_neighbours`).
+    """
+    levels = np.asarray(levels, dtype=np.float64)
+    flat = levels.ndim == 1
+    below, above = cut_neighbours(np.asarray(values, dtype=np.float64), levels[None, :] if flat else levels,
+                                  compare is np.greater_equal, bool(zeros))
+    return (below[0], above[0]) if flat else (below, above)
+
+
+def _shown_cuts(levels, below, above, inclusive):
+    """The number each threshold is printed as: the shortest decimal that splits the training values as it does.
+
+    A threshold ``t`` of ``x > t`` (``x >= t`` with ``inclusive``) holds on the
+    training values from ``above`` up and not on those up to ``below``
+    (:func:`_neighbours`); any number ``c`` with ``below <= c < above``
+    (``below < c <= above``) splits them alike.  The one with the fewest
+    significant digits, and among those the nearest to ``t``, is printed, so
+    that no training value reads differently in the rule's text than in the
+    model (rounding ``2019.9`` to ``year>2020`` would say that the twelve
+    records of 2020 do not satisfy a rule they fire; ``year>2019`` says what
+    the model does on them).  The model keeps ``t``: only the text is
+    chosen.  A threshold without a training value on either side (constant on
+    the training data), or with no such number within 17 digits, is shown as
+    itself.  Arrays of one shape, elementwise.
+
+    Returns ``(shortest, edge)``; ``edge`` is the training value next to the
+    cut on the side that reads alike (``below`` for ">", ``above`` for ">="),
+    which dates print as (``d>2021-09-16``: from the 17th on, for daily
+    dates), or the threshold itself where there is none.
+    """
+    levels = np.asarray(levels, dtype=np.float64)
+    out = levels.copy()
+    below, above = np.broadcast_to(below, levels.shape), np.broadcast_to(above, levels.shape)
+    todo = np.isfinite(levels) & np.isfinite(below) & np.isfinite(above)
+    edge = np.where(todo, above if inclusive else below, levels)
+    if not todo.any():
+        return out, edge
+    t, lo, hi = levels[todo], below[todo], above[todo]
+    result, left = t.copy(), np.ones(t.size, dtype=bool)
+    with np.errstate(all="ignore"):
+        top = np.floor(np.log10(np.maximum(np.maximum(np.abs(lo), np.abs(hi)), 1e-300))).astype(np.int64) + 1
+        for shift in range(18):
+            e = top - shift
+            # c = k * 10^e, computed as k / 10^-e below 1 (3 / 10 is the float nearest 0.3; 3 * 0.1 is not).
+            up, down = 10.0 ** np.maximum(e, 0), 10.0 ** np.maximum(-e, 0)
+            scaled = lambda v: v / up * down   # noqa: E731
+            if inclusive:
+                k_min, k_max = np.floor(scaled(lo)) + 1, np.floor(scaled(hi))
+            else:
+                k_min, k_max = np.ceil(scaled(lo)), np.ceil(scaled(hi)) - 1
+            k = np.clip(np.round(scaled(t)), k_min, k_max)
+            c = k * up / down
+            c = np.where(c == 0, 0.0, c)   # never -0
+            fits = (c > lo) & (c <= hi) if inclusive else (c >= lo) & (c < hi)
+            take = left & (k_min <= k_max) & np.isfinite(c) & fits
+            result[take] = c[take]
+            left &= ~take
+            if not left.any():
+                break
+    out[todo] = result
+    return out, edge
+
+
+def _shown_map(levels, short, edge):
+    """``{threshold: (shortest, edge)}`` of one column's thresholds (:func:`_shown_cuts`), as floats."""
+    return dict(zip(levels.tolist(), zip(short.tolist(), edge.tolist())))
+
+
 def _block_cuts(values, levels, compare):
-    """``(kept, dropped)``: per column of the dense block ``values`` (``zeros="include"``), its
-    thresholds from its percentiles ``levels[:, i]``, several cuts per column.
+    """``(kept, dropped, shown)``: per column of the dense block ``values`` (``zeros="include"``),
+    its thresholds from its percentiles ``levels[:, i]``, several cuts per column, and the numbers
+    they are printed as (:func:`_shown_map`).
 
     The same numbers as one column at a time: each column's levels sorted and
     exact ties merged (as ``np.unique`` does), and a threshold dropped when
-    ``compare`` holds on none or all of the column's values.  Two lists of
-    arrays, one entry per column.
+    ``compare`` holds on none or all of the column's values.  Three lists,
+    one entry per column.
     """
     n = values.shape[0]
     levels = np.sort(levels, axis=0)   # np.unique's order: the same sort, column by column
+    short, edge = _shown_cuts(levels, *_neighbours(values, levels, compare), compare is np.greater_equal)
     new = np.ones(levels.shape, dtype=bool)
     new[1:] = levels[1:] != levels[:-1]
     above = np.empty(levels.shape, dtype=np.int64)
@@ -102,13 +192,14 @@ def _block_cuts(values, levels, compare):
         above[p] = compare(values, levels[p]).sum(axis=0)
     constant = (above == 0) | (above == n)
 
-    def per_column(mask):
+    def per_column(mask, numbers=levels):
         # Column by column (transposed), cut at each column's count (np.split costs more per piece).
-        flat = levels.T[mask.T]
+        flat = numbers.T[mask.T]
         ends = np.cumsum(mask.sum(axis=0)).tolist()
         return [flat[start:end] for start, end in zip([0] + ends[:-1], ends)]
 
-    return per_column(new & ~constant), per_column(new & constant)
+    shown = [_shown_map(*numbers) for numbers in zip(per_column(new), per_column(new, short), per_column(new, edge))]
+    return per_column(new & ~constant), per_column(new & constant), shown
 
 
 def _distinct_values(X, j):
@@ -344,12 +435,21 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         X_bin = X_bin[:, keep]
         names = binarizer.get_feature_names_out()[keep]
 
-    **Feature names.** Numeric columns are named ``Centroid>0.312`` (or
-    ``Centroid>=0.312``), the threshold rounded to 3 significant digits but
-    never below its integer part (``1234.5`` shows as ``1234``); the exact
-    value is in ``thresholds_``.  The thresholds of one feature that would
-    print alike get more digits (``x>0.3121``, ``x>0.3125``), so that output
-    names are distinct.  With ``direction="both"`` the complement of
+    **Feature names.** Numeric columns are named ``Centroid>0.31`` (or
+    ``Centroid>=0.31``) after the shortest decimal number that puts every
+    training value on the same side as the exact threshold (in
+    ``thresholds_``), the nearest to it among the shortest: ``year>2019``
+    for a 90th percentile of 2019.9 between the years 2019 and 2020, where
+    rounding would print ``year>2020`` and a rule would then read as false on
+    the records of 2020 it fires on.  A name is thus exact on the training
+    data; only a new value between the printed number and the threshold,
+    where no training value lies, reads differently from the model (which
+    keeps the threshold).  Two thresholds that split the training values
+    alike print as themselves.  Dates and durations print as the training
+    value at the cut's edge (``d>2021-09-16``: from the 17th on).  A
+    binarizer read by :meth:`from_dict` from an export of an earlier version
+    rounds to three significant digits, more where two thresholds of a
+    feature would print alike.  With ``direction="both"`` the complement of
     ``f>t`` is named ``f<=t`` (of ``f>=t``, ``f<t``).  One-hot columns are named ``location=17``
     after the declared value, or after the number itself without declared
     values (``windy=no`` and ``windy=yes`` for declared values ``no, yes``).
@@ -589,23 +689,29 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         compare = np.greater_equal if inclusive else np.greater
         cuts = [None] * n_features
         dropped = [None] * n_features
+        # Per cut column, {threshold: the number its name shows} (_shown_cuts).
+        shown = [None] * n_features
         if sparse and self.zeros == "presence":
             # Percentiles of the non-zero values need no zero, so no densification.
-            self._presence_cuts(X, to_cut, n_samples, percentiles, compare, cuts, dropped)
+            self._presence_cuts(X, to_cut, n_samples, percentiles, compare, cuts, dropped, shown)
         else:
             for block, values in _column_blocks(X, to_cut):
                 levels = np.percentile(values, percentiles, axis=0)   # (n_percentiles, len(block))
                 thresholds[block] = levels[0]
                 if single:
+                    short, edge = _shown_cuts(levels[0], *_neighbours(values, levels[0], compare), inclusive)
+                    for i, j in enumerate(block.tolist()):
+                        shown[j] = _shown_map(levels[0][i:i + 1], short[i:i + 1], edge[i:i + 1])
                     continue
                 if self.zeros != "presence":
                     # Every column of the block at once (a loop over columns was most of the fit).
-                    for j, kept, constant in zip(block, *_block_cuts(values, levels, compare)):
-                        cuts[j], dropped[j] = kept, constant
+                    for j, kept, constant, names in zip(block, *_block_cuts(values, levels, compare)):
+                        cuts[j], dropped[j], shown[j] = kept, constant, names
                     continue
                 for i, j in enumerate(block):
                     column = values[:, i]
-                    cuts[j], dropped[j] = self._column_cuts(column[column != 0], n_samples, percentiles, compare)
+                    cuts[j], dropped[j], shown[j] = self._column_cuts(column[column != 0], n_samples, percentiles,
+                                                                      compare)
         if single:
             for j in to_cut:
                 cuts[j] = thresholds[j:j + 1]
@@ -648,6 +754,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                            for j, c in enumerate(categories)], dtype=np.int64)
         self._cuts = cuts
         self._dropped = dropped
+        self._shown = shown
         self._per_cut = per_cut
         self.feature_kinds_ = kinds.astype(str)
         self._nominal = nominal
@@ -673,8 +780,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         self.dropped_features_ = self._dropped_names(input_names)
         return Xt
 
-    def _presence_cuts(self, X, columns, n_samples, percentiles, compare, cuts, dropped):
-        """:meth:`_column_cuts` of the non-zero values of sparse ``columns`` (canonical CSC), into cuts, dropped.
+    def _presence_cuts(self, X, columns, n_samples, percentiles, compare, cuts, dropped, shown):
+        """:meth:`_column_cuts` of the non-zero values of sparse ``columns`` (canonical CSC), into cuts,
+        dropped and shown (the numbers the names print, :func:`_shown_cuts`).
 
         Columns with the same number n of non-zero values are done together:
         their values as the rows of an array, one ``np.percentile`` along
@@ -691,7 +799,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             group = columns[counts[columns] == n]
             if n == 0:
                 for j in group.tolist():
-                    cuts[j], dropped[j] = self._column_cuts(values[:0], n_samples, percentiles, compare)
+                    cuts[j], dropped[j], shown[j] = self._column_cuts(values[:0], n_samples, percentiles, compare)
                 continue
             # Rows of at most about 2^22 comparisons at a time.
             step = max(1, (1 << 22) // (n * (len(percentiles) + 1)))
@@ -702,17 +810,24 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 if n < n_samples:
                     levels = np.concatenate((np.zeros((rows.size, 1)), levels), axis=1)
                 levels = np.sort(levels, axis=1)
+                short, edge = (a.T for a in _shown_cuts(levels.T, *_neighbours(V.T, levels.T, compare,
+                                                                                zeros=n < n_samples),
+                                                         compare is np.greater_equal))
                 distinct = np.ones(levels.shape, dtype=bool)
                 distinct[:, 1:] = levels[:, 1:] != levels[:, :-1]
                 above = compare(V[:, :, None], levels[:, None, :]).sum(axis=1) + (n_samples - n) * compare(0.0, levels)
                 constant = (above == 0) | (above == n_samples)
-                for i, j in enumerate(rows.tolist()):
+                # As Python lists once for the chunk: a dict per column from numpy rows costs more.
+                texts = zip(levels.tolist(), short.tolist(), edge.tolist(), distinct.tolist())
+                for i, (j, (row, row_short, row_edge, row_distinct)) in enumerate(zip(rows.tolist(), texts)):
                     kept = distinct[i]
                     cuts[j] = levels[i][kept & ~constant[i]]
                     dropped[j] = levels[i][kept & constant[i]]
+                    shown[j] = {t: (v, e) for t, v, e, new in zip(row, row_short, row_edge, row_distinct) if new}
 
     def _column_cuts(self, values, n_samples, percentiles, compare):
-        """``(kept, dropped)`` thresholds of one numeric column with ``zeros="presence"``, several cuts.
+        """``(kept, dropped, shown)`` thresholds of one numeric column with ``zeros="presence"``, several
+        cuts, and ``{threshold: the number its name shows}`` (:func:`_shown_cuts`).
 
         ``values`` are the column's non-zero training values; the
         ``n_samples - values.size`` others are zeros, which get the presence
@@ -729,7 +844,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         n_zeros = n_samples - values.size
         above = compare(values[:, None], levels).sum(axis=0) + n_zeros * compare(0.0, levels)
         constant = (above == 0) | (above == n_samples)
-        return levels[~constant], levels[constant]
+        below, above = _neighbours(values[:, None], levels[:, None], compare, zeros=n_zeros > 0)
+        short, edge = _shown_cuts(levels, below[:, 0], above[:, 0], compare is np.greater_equal)
+        return levels[~constant], levels[constant], _shown_map(levels, short, edge)
 
     def _paired_columns(self):
         """The output columns of the one-hot blocks of two-valued nominal columns (sorted ids).
@@ -1059,13 +1176,40 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         # Printed with the digits that tell all of the column's thresholds apart, dropped ones included.
         # (Python floats: a column has a few thresholds, and names are written for every column.)
         everything = sorted({float(t) for c in (self._cuts[j], self._dropped[j]) if c is not None for t in c.tolist()})
-        text = dict(zip(everything, format_cuts(everything)))
+        text = self._threshold_texts(j, everything, format_cuts)
         names = []
         for t in cuts:
             names.append(f"{name}{relation}{text[float(t)]}")
             if self._per_cut == 2:
                 names.append(f"{name}{below}{text[float(t)]}")
         return names
+
+    def _threshold_texts(self, j, thresholds, format_cuts=_format_cuts):
+        """``{threshold: its text}`` for the distinct increasing ``thresholds`` of column ``j``.
+
+        A binarizer fitted by this version prints each threshold as the shortest decimal that
+        splits the training values as it does (:func:`_shown_cuts`), in full (two that split them
+        alike, as themselves); one loaded from an
+        older export, which lacks those numbers, rounds as :func:`_format_cuts` does.
+        ``format_cuts`` names numbers that stand for something else (dates, durations)."""
+        shown = getattr(self, "_shown", None)
+        shown = shown[j] if shown is not None else None
+        try:
+            # Numbers print their shortest, dates and durations the training value at the cut's edge.
+            side = 0 if format_cuts is _format_cuts else 1
+            numbers = None if shown is None else [shown[t][side] for t in thresholds]
+        except KeyError:
+            numbers = None
+        if numbers is not None:
+            if len(set(numbers)) < len(numbers):
+                # Thresholds with the same training values on either side (0 and 0.5 of counts) are
+                # printed as themselves, exactly: each is then still true to the training values.
+                alike = {v for v in numbers if numbers.count(v) > 1}
+                numbers = [t if v in alike else v for t, v in zip(thresholds, numbers)]
+            texts = [_format_exact(v) for v in numbers] if side == 0 else format_cuts(numbers)
+            if len(set(texts)) == len(texts):
+                return dict(zip(thresholds, texts))
+        return dict(zip(thresholds, format_cuts(thresholds)))
 
     def _dropped_names(self, input_names):
         """Names the dropped thresholds would have had, in input column order."""
@@ -1088,10 +1232,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             kind = self.feature_kinds_[j]
             if kind == KIND_THRESHOLD and not self._single:
                 names.extend(self._cut_names(name, j, self._cuts[j], formats.get(j, _format_cuts)))
-            elif kind == KIND_THRESHOLD and j in formats:
-                names.append(f"{name}{relation}{formats[j]([float(self.thresholds_[j])])[0]}")
             elif kind == KIND_THRESHOLD:
-                names.append(f"{name}{relation}{_format_threshold(self.thresholds_[j])}")
+                t = float(self.thresholds_[j])
+                names.append(f"{name}{relation}{self._threshold_texts(j, [t], formats.get(j, _format_cuts))[t]}")
             elif kind == KIND_ONE_HOT:
                 names.extend(f"{name}={value}" for value in self._value_names[j])
             elif self._value_names[j] is not None:
@@ -1134,6 +1277,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             "single": bool(self._single),
             "cuts": [None if c is None else floats(c) for c in self._cuts],
             "dropped": [None if c is None else floats(c) for c in self._dropped],
+            # Per cut column, [threshold, its shortest, its edge] (_shown_cuts).
+            "shown": [None if m is None else [[float(t), float(v), float(e)] for t, (v, e) in m.items()]
+                      for m in getattr(self, "_shown", None) or [None] * len(self._cuts)],
             "n_features_in": int(self.n_features_in_),
             "feature_names_in": (None if getattr(self, "feature_names_in_", None) is None
                                  else [str(n) for n in self.feature_names_in_]),
@@ -1166,6 +1312,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                        for c in d.get("cuts", [None] * int(d["n_features_in"]))]
             b._dropped = [None if c is None else np.asarray(c, dtype=np.float64)
                           for c in d.get("dropped", [None] * int(d["n_features_in"]))]
+            # An export of an earlier version has none: its names round as they did.
+            b._shown = [None if m is None else {float(t): (float(v), float(e)) for t, v, e in m}
+                        for m in d.get("shown", [None] * int(d["n_features_in"]))]
             if b._single:
                 b.thresholds_ = np.asarray([np.nan if v is None else v for v in d["thresholds"]], dtype=np.float64)
             else:

@@ -17,6 +17,32 @@ from corset.preprocessing import PercentileBinarizer, _format_threshold
 
 arff = pytest.importorskip("arff")
 
+
+def _shortest_cut(values, t, inclusive=False):
+    """Brute force, in exact decimals: the text of the shortest number that splits ``values`` as the
+    cut ``t`` does (``x > t``, or ``x >= t``), the nearest to ``t`` among the shortest; ``t`` itself
+    (rounded as before) when no training value lies on one side."""
+    from decimal import Decimal, ROUND_CEILING, ROUND_FLOOR
+
+    values = np.asarray(values, dtype=np.float64)
+    holds = values >= t if inclusive else values > t
+    if holds.all() or not holds.any():
+        return _format_threshold(t)
+    lo, hi, exact = Decimal(float(values[~holds].max())), Decimal(float(values[holds].min())), Decimal(float(t))
+    for e in range(30, -30, -1):
+        step = Decimal(10) ** e
+        if inclusive:
+            k_min = (lo / step).to_integral_value(rounding=ROUND_FLOOR) + 1
+            k_max = (hi / step).to_integral_value(rounding=ROUND_FLOOR)
+        else:
+            k_min = (lo / step).to_integral_value(rounding=ROUND_CEILING)
+            k_max = (hi / step).to_integral_value(rounding=ROUND_CEILING) - 1
+        if k_min <= k_max:
+            k = min(max((exact / step).to_integral_value(), k_min), k_max)
+            text = repr(float(k * step))
+            return "0" if float(text) == 0 else text[:-2] if text.endswith(".0") else text
+    raise AssertionError("no decimal between two distinct floats")
+
 PERCENTILES = [0, 10, 37.5, 50, 90, 99, 100]
 
 
@@ -55,7 +81,8 @@ def test_thresholds_interpolate_linearly():
     X = np.arange(0.0, 101.0, 10.0)[:, None]
     b = PercentileBinarizer(percentile=85).fit(X)
     assert b.thresholds_[0] == pytest.approx(85.0)
-    assert b.get_feature_names_out().tolist() == ["x0>85"]
+    # Printed as the shortest number that splits 0, 10, ..., 100 as 85 does.
+    assert b.get_feature_names_out().tolist() == ["x0>80"]
 
 
 def test_strict_and_inclusive_differ_on_ties():
@@ -137,7 +164,7 @@ def test_one_hot_of_nominal_columns_without_declared_values():
     assert b.feature_kinds_.tolist() == ["one-hot", "binary", "threshold"]
     np.testing.assert_array_equal(b.categories_[0], [1, 3, 7])
     assert b.categories_[1] is None and b.categories_[2] is None
-    assert b.get_feature_names_out().tolist() == ["x0=1", "x0=3", "x0=7", "x1", "x2>0.35"]
+    assert b.get_feature_names_out().tolist() == ["x0=1", "x0=3", "x0=7", "x1", "x2>0.4"]
     np.testing.assert_array_equal(b.transform(X), [[0, 1, 0, 0, 1], [1, 0, 0, 1, 0], [0, 0, 1, 1, 0],
                                                   [0, 1, 0, 0, 1]])
     # A value unseen in fit gives an all-zero one-hot block, not an error.
@@ -241,7 +268,7 @@ def test_dataframe_column_names_in_parameters():
     with pytest.raises(ValueError, match=r"column 'place', which is not a column of X"):
         PercentileBinarizer(nominal_features=["place"]).fit(df)
     b = PercentileBinarizer(nominal_features=["loc"], categories={"loc": ["north", "east", "south"]}).fit(df)
-    assert b.get_feature_names_out().tolist() == ["loc=north", "loc=east", "loc=south", "v>0.37"]
+    assert b.get_feature_names_out().tolist() == ["loc=north", "loc=east", "loc=south", "v>0.3"]
 
 
 # ----------------------------------------------------------- constant report
@@ -258,7 +285,7 @@ def test_constant_features_report_is_queryable_and_silent():
     assert Xt.shape[1] == b.n_features_out_ == 3  # nothing dropped
     # The recipe of the docstring drops exactly the reported columns.
     keep = (b.positive_rate_ > 0) & (b.positive_rate_ < 1)
-    assert b.get_feature_names_out()[keep].tolist() == ["x2>0.325"]
+    assert b.get_feature_names_out()[keep].tolist() == ["x2>0.3"]
     assert set(b.get_feature_names_out()[~keep]) == set(b.constant_features_)
 
 
@@ -374,7 +401,7 @@ def test_dataframe_input_gives_names_and_set_output_pandas():
     b = PercentileBinarizer(nominal_features=["location"]).fit(df)
     np.testing.assert_array_equal(b.feature_names_in_, ["Centroid", "location", "flag"])
     t = np.percentile(df["Centroid"], 90)
-    names = [f"Centroid>{t:.3g}", "location=0", "location=1", "location=2", "flag"]
+    names = [f"Centroid>{_shortest_cut(df.Centroid, t)}", "location=0", "location=1", "location=2", "flag"]
     assert b.get_feature_names_out().tolist() == names
     assert b.get_feature_names_out(["Centroid", "location", "flag"]).tolist() == names
     with pytest.raises(ValueError, match="input_features is not equal to feature_names_in_"):
@@ -614,7 +641,7 @@ def test_constant_thresholds_are_dropped_and_reported_with_several_cuts():
     b = PercentileBinarizer(percentile=(50, 100), direction="both").fit(X)
     # x0: the 100th percentile (9, the maximum) makes x0>9 all 0; x1 is constant;
     # x2: the 50th percentile is 0 and the 100th is 2, the maximum.
-    assert b.get_feature_names_out().tolist() == ["x0>4.5", "x0<=4.5", "x2>0", "x2<=0"]
+    assert b.get_feature_names_out().tolist() == ["x0>4", "x0<=4", "x2>0", "x2<=0"]
     assert b.dropped_features_.tolist() == ["x0>9", "x0<=9", "x1>7", "x1<=7", "x2>2", "x2<=2"]
     assert len(b.thresholds_[1]) == 0 and b.constant_features_.size == 0
     assert b.transform(X).shape == (10, 4)
@@ -630,10 +657,11 @@ def test_close_thresholds_of_one_feature_get_distinct_names():
     X = np.r_[np.full(5, 0.31212), np.full(5, 0.31248), np.full(5, 0.5)][:, None]
     b = PercentileBinarizer(percentile=(10, 50)).fit(X)
     names = b.get_feature_names_out().tolist()
-    assert names == ["x0>0.3121", "x0>0.3125"]
+    # The cuts 0.31212 and 0.31248 (values above them: 0.31248 and 0.5, and 0.5 only).
+    assert names == ["x0>0.3122", "x0>0.4"]
     X = np.r_[np.full(5, 1234.2), np.full(5, 1234.4), np.full(5, 2000.0)][:, None]
     assert PercentileBinarizer(percentile=(10, 50)).fit(X).get_feature_names_out().tolist() == [
-        "x0>1234.2", "x0>1234.4"]
+        "x0>1234.2", "x0>1300"]
 
 
 @pytest.mark.parametrize("kwargs", [dict(percentile=(10, 50, 90)), dict(n_quantiles=3, direction="both"),
@@ -680,7 +708,7 @@ def test_dataframe_text_and_categorical_columns_are_nominal():
     df = pd.DataFrame({"tempo": rng.uniform(60, 180, 50), "genre": rng.choice(["pop", "rock", "jazz"], 50),
                        "mood": pd.Categorical(rng.choice(["calm", "wild"], 50)), "flag": rng.randint(0, 2, 50)})
     b = PercentileBinarizer().fit(df)
-    t = _format_threshold(np.percentile(df.tempo, 90))
+    t = _shortest_cut(df.tempo, np.percentile(df.tempo, 90))
     assert b.get_feature_names_out().tolist() == [f"tempo>{t}", "genre=jazz", "genre=pop", "genre=rock",
                                                   "mood=calm", "mood=wild", "flag"]
     new = pd.DataFrame({"tempo": [100.0, 179.0], "genre": ["pop", "metal"], "mood": ["wild", "sad"],
@@ -819,3 +847,60 @@ def test_fit_transform_is_fit_then_transform(percentile, global_random_seed):
                               twice.toarray() if sp.issparse(twice) else twice)
     pandas_out = PercentileBinarizer(percentile=percentile).set_output(transform="pandas")
     assert pandas_out.fit_transform(frame).equals(pandas_out.transform(frame))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("percentile, zeros, sparse, inclusive, direction", [
+    (90, "include", False, False, ">"), (90, "include", False, True, ">"), ((10, 30, 50, 70, 90), "include", False,
+                                                                          False, ">"),
+    ((10, 50, 90), "include", False, True, "both"), ((10, 50, 90), "presence", False, False, ">"),
+    ((10, 50, 90), "presence", True, False, ">"), ((25, 75), "presence", True, True, "both")])
+def test_printed_thresholds_split_the_training_values_as_the_cuts_do(seed, percentile, zeros, sparse, inclusive,
+                                                                      direction):
+    """Every name prints the shortest number that puts each training value on the same side as the
+    exact cut, the nearest to it among the shortest (a brute force in exact decimals): years, counts,
+    prices and measurements alike, where rounding to three digits would cross data values."""
+    rng = np.random.RandomState(seed)
+    n = int(rng.randint(20, 200))
+    columns = [np.repeat(np.arange(2000, 2021), 6)[rng.randint(0, 126, n)],      # years
+               rng.poisson(1.5, n) * (rng.rand(n) < 0.6),                         # counts with zeros
+               np.round(rng.lognormal(6, 2, n), 2),                               # prices
+               rng.normal(0.3121, 0.0004, n),                                     # close measurements
+               -rng.exponential(size=n) * (rng.rand(n) < 0.5)]                   # negative, with zeros
+    X = np.column_stack(columns).astype(np.float64)
+    b = PercentileBinarizer(percentile=percentile, zeros=zeros, inclusive=inclusive, direction=direction)
+    b.fit(sp.csc_array(X) if sparse else X)
+    names = b.get_feature_names_out().tolist()
+    relation = ">=" if inclusive else ">"
+    checked = 0
+    for j in range(X.shape[1]):
+        cuts = np.atleast_1d(b.thresholds_[j])
+        mine = [name[len(f"x{j}{relation}"):] for name in names if name.startswith(f"x{j}{relation}")]
+        assert len(mine) == len(cuts)
+        every = sorted(set(cuts.tolist()) | set(np.atleast_1d(b._dropped[j]).tolist() if b._dropped[j] is not None
+                                                 else []))
+        expected = {t: _shortest_cut(X[:, j], t, inclusive) for t in every}
+        texts = list(expected.values())
+        # Cuts that split the training values alike (0 and 0.5 of counts) print as themselves.
+        expected = {t: (repr(t)[:-2] if repr(t).endswith(".0") else repr(t)) if texts.count(v) > 1 else v
+                    for t, v in expected.items()}
+        for t, text in zip(cuts.tolist(), mine):
+            assert text == expected[t], (j, t)
+            holds = X[:, j] >= t if inclusive else X[:, j] > t
+            if 0 < holds.sum() < n:
+                shown = float(text)
+                assert np.array_equal(holds, X[:, j] >= shown if inclusive else X[:, j] > shown)
+                checked += 1
+    assert checked >= 3
+    # An export keeps the printed numbers.
+    assert PercentileBinarizer.from_dict(b.to_dict()).get_feature_names_out().tolist() == names
+
+
+def test_a_year_cut_between_two_years_prints_the_year_below():
+    """The 90th percentile of these years is 2019.9: rounded to 'year>2020' it would read as holding on
+    no training record, while the model's rule fires on the twelve of 2020."""
+    years = np.r_[np.repeat(np.arange(2000, 2020), 5), [2020] * 12].astype(float)
+    b = PercentileBinarizer().fit(pd.DataFrame({"year": years}))
+    assert b.thresholds_[0] == pytest.approx(2019.9)
+    assert b.get_feature_names_out().tolist() == ["year>2019"]
+    assert b.transform(pd.DataFrame({"year": [2019.0, 2020.0]})).ravel().tolist() == [0, 1]

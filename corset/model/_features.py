@@ -118,10 +118,12 @@ def _temporal_seconds(column, kind, name):
 def _format_temporal(seconds, kind, tz=None):
     """Names of the cuts ``seconds`` (distinct, increasing) of a date or duration column.
 
-    Rounded to the second, like a number's three significant digits (exact
-    cuts are in the binarizer); dates print without the time of day when every
-    cut is at midnight, and without seconds when all are whole minutes; more
-    digits only when two cuts would otherwise print alike.
+    ``seconds`` are the training values at the cuts' edges (the binarizer's
+    choice: ``d>2021-09-16`` holds from the 17th on for daily dates, on the
+    training records exactly as the cut does), rounded to the second; dates
+    print without the time of day when every cut is at midnight, and without
+    seconds when all are whole minutes; more digits only when two cuts would
+    otherwise print alike.
     """
     import pandas as pd
 
