@@ -569,12 +569,15 @@ def _without_identifiers(path, X):
 
     Such a column (an identifier, free text) gives items that each match one
     record, which no rule matched by two records or more (the defaults'
-    ``min_support``) can use.
+    ``min_support``) can use.  Numbers written as text, a few cells of text
+    among them, are not left out: the fit warns about them by name.
     """
-    from .model._features import _nominal_dtype   # the estimator's own test of a nominal column
+    from .model._features import RawFeatures, _nominal_dtype   # the estimator's own tests
 
     nominal = [c for c in X.columns if _nominal_dtype(X[c].dtype)]
-    keys = [c for c in nominal if X[c].count() >= 2 and X[c].dropna().is_unique]
+    # Numbers made text by a few cells of text stay: the fit names them and the cells.
+    numbers = {name for name, _ in RawFeatures.number_text_columns(X)}
+    keys = [c for c in nominal if X[c].count() >= 2 and X[c].dropna().is_unique and str(c) not in numbers]
     if keys:
         if len(keys) == X.shape[1]:
             raise CommandError(f"{path}: no feature left: every feature column ({', '.join(map(repr, keys))}) "

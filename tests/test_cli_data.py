@@ -630,6 +630,22 @@ def test_evaluate_and_cv_score_a_single_label(tmp_path):
     assert "sample-F1" in cv.stdout
 
 
+@pytest.mark.parametrize("distinct", [False, True])
+def test_a_text_cell_in_a_column_of_numbers_is_named(tmp_path, distinct):
+    """One cell "unknown" makes a CSV column of numbers text: fit names the column and the cell's value
+    (not a note calling the column an identifier, even when every value differs)."""
+    rng = np.random.RandomState(0)
+    x = rng.normal(25, 5, 200) if distinct else np.round(rng.normal(25, 5, 200))
+    with open(tmp_path / "t.csv", "w") as f:
+        f.write("temp,v,hot\n")
+        for i, (t, v) in enumerate(zip(x, rng.rand(200))):
+            f.write(f"{'unknown' if i == 8 else repr(float(t))},{v:.3f},{int(t > 30)}\n")
+    done = corset("fit", "t.csv", "--labels", "hot", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "column(s) 'temp' of X hold numbers written as text ('temp' also holds 'unknown')" in done.stderr
+    assert "identifier" not in done.stderr
+
+
 def _spreadsheet_rows(n=120, seed=0):
     """(a, b, c, pct, la, lb) rows: la follows a, lb follows c; b and pct are noise."""
     rng = np.random.RandomState(seed)

@@ -140,6 +140,24 @@ def test_numbers_written_as_text_are_warned_about():
     assert any(name.startswith("price>") for rule in model.rules_ for name in rule.head_names)
 
 
+@pytest.mark.parametrize("objects", [False, True])
+def test_a_few_text_cells_among_numbers_are_named(objects):
+    """One cell written "unknown" makes a column of numbers text (or objects): fit names the column and
+    the values that are not numbers; a column with many words is categories, not warned about."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    x = rng.normal(size=300)
+    temp = [float(v) if objects else f"{v:.3f}" for v in x]
+    temp[7], temp[9] = "unknown", "n/a "
+    words = [f"w{i}" for i in rng.randint(0, 40, 300)]
+    X = pd.DataFrame({"temp": pd.Series(temp, dtype=object), "word": words})
+    Y = (x > 0.5).astype(int).reshape(-1, 1)
+    with pytest.warns(UserWarning, match=r"column\(s\) 'temp' of X hold numbers written as text \('temp' also "
+                                         r"holds 'n/a ', 'unknown'\).*errors='coerce'") as seen:
+        CorsetClassifier(random_state=0).fit(X, Y)
+    assert not any("'word'" in str(w.message) for w in seen)
+
+
 def test_spreadsheet_numbers_and_a_written_row_index_are_warned_about(tmp_path):
     """Numbers written "1,234" or "12%" are numbers as text too; a column "Unnamed: 0" of increasing
     whole numbers (DataFrame.to_csv's index, read back by read_csv) is a row index, warned about
@@ -704,3 +722,43 @@ def test_a_saved_model_with_missing_parts_is_refused(edit, message):
     edit(saved)
     with pytest.raises(ValueError, match=re.escape(message)):
         CorsetClassifier.from_dict(saved)
+
+
+@pytest.mark.parametrize("kind", ["float", "int", "decimal", "date", "datetime"])
+def test_object_columns_of_numbers_or_dates_are_cut_as_numbers_or_dates(kind):
+    """A DataFrame built from Python objects (a database query's rows) holds floats, Decimals or dates
+    in object columns: they are read as numbers and dates, cut by thresholds, not one item per value,
+    at fit and at predict alike, and the caller's frame is left as it was."""
+    pd = pytest.importorskip("pandas")
+    import datetime
+    import decimal
+
+    rng = np.random.RandomState(0)
+    n = 300
+    temp = np.round(rng.normal(25, 5, n), 2)
+    convert = {"float": float, "int": lambda t: int(t * 100), "decimal": lambda t: decimal.Decimal(f"{t:.2f}"),
+               "date": lambda t: datetime.date(2021, 1, 1) + datetime.timedelta(days=int(t * 10)),
+               "datetime": lambda t: datetime.datetime(2021, 1, 1) + datetime.timedelta(hours=float(t * 10))}[kind]
+    X = pd.DataFrame({"temp": pd.Series([convert(t) for t in temp], dtype=object), "v": rng.rand(n)})
+    Y = pd.DataFrame({"hot": (temp > 31).astype(int)})
+    model = CorsetClassifier(random_state=0).fit(X, Y)
+    assert X["temp"].dtype == object
+    assert model.n_items_ < 20   # cut, not one item per distinct value (about 300)
+    assert any(name.startswith("temp>") for rule in model.rules_ for name in rule.head_names)
+    again = CorsetClassifier.from_json(model.to_json())
+    assert np.array_equal(model.predict(X), again.predict(X))
+    assert f1_score(Y, model.predict(X), average="micro") > 0.8
+    X.loc[3, "temp"] = None
+    with pytest.raises(ValueError, match="NaN in column 'temp'" if kind not in ("date", "datetime") else "temp"):
+        CorsetClassifier(random_state=0).fit(X, Y)
+
+
+def test_object_columns_of_mixed_values_stay_nominal():
+    """Strings among the numbers, or booleans: the column keeps its values as categories."""
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"a": pd.Series([1.5, "n/a", 2.5, 3.5] * 10, dtype=object),
+                      "b": pd.Series([True, False] * 20, dtype=object)})
+    Y = np.c_[np.arange(40) % 2, np.arange(40) % 4 == 0].astype(int)
+    model = CorsetClassifier(random_state=0).fit(X, Y)
+    names = list(model.feature_names_)
+    assert "a=n/a" in names and "a=1.5" in names and "b=True" in names

@@ -27,7 +27,7 @@ from ..selection._objective import QUALITIES
 from ..selection._stopping import RuleBudget, StoppingCriterion
 from ..preprocessing import PercentileBinarizer
 from ..sampling._candidates import _resolve_n_jobs, check_pool_shape
-from ._features import RawFeatures, UnseenCategoryWarning
+from ._features import RawFeatures, UnseenCategoryWarning, typed_object_columns
 from ._export import FORMAT_VERSION, check_rules_dict, format_rules, rules_to_dict, rules_to_frame
 from ._rules import Rule
 
@@ -806,20 +806,24 @@ class _ValidatedHorizon(RuleBudget):
 
 
 def _warn_number_text(columns):
-    """Warn about X's text columns whose many values are all numbers (:meth:`RawFeatures.number_text_columns`).
+    """Warn about X's text columns whose many values are numbers (:meth:`RawFeatures.number_text_columns`).
 
     As text such a column is nominal: each value becomes an item of its own
     and no threshold is cut, so that a quantity a rule could test as
     ``price>12.5`` is lost in hundreds of items matched by a few records
     each.  The column stays as given (codes may be meant as categories); the
-    warning says how to make it a number.
+    warning says how to make it a number, and which values are not numbers
+    when a few cells of text made the column text.
     """
     if columns:
-        shown = ", ".join(map(repr, columns[:5])) + (", ..." if len(columns) > 5 else "")
-        warnings.warn(f"column(s) {shown} of X hold numbers written as text: they are read as categories, one "
-                      "item per value and no threshold; if they are quantities, convert them first, e.g. "
-                      "X[column] = pandas.to_numeric(X[column]) (after removing any thousands commas and % "
-                      "signs)", UserWarning, stacklevel=4)
+        shown = ", ".join(repr(name) for name, _ in columns[:5]) + (", ..." if len(columns) > 5 else "")
+        others = [f"{name!r} also holds {', '.join(map(repr, values))}" for name, values in columns[:5] if values]
+        also = f" ({'; '.join(others)})" if others else ""
+        fix = ("X[column] = pandas.to_numeric(X[column]) (after removing any thousands commas and % signs"
+               + ("; errors='coerce' makes the other values missing, to be filled in" if others else "") + ")")
+        warnings.warn(f"column(s) {shown} of X hold numbers written as text{also}: they are read as categories, "
+                      f"one item per value and no threshold; if they are quantities, convert them first, e.g. "
+                      f"{fix}", UserWarning, stacklevel=4)
 
 
 def _warn_row_index(columns):
@@ -1532,6 +1536,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if Y is None:
             raise ValueError("CorsetClassifier requires y to be passed, but the target y is None")
         _check_2d(X)
+        X = typed_object_columns(X)
         shape = getattr(X, "shape", None)
         if shape is not None and len(shape) == 2 and shape[1] < 1:   # all of X's records, not a fold's below
             raise ValueError(f"Found array with 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is "
@@ -1556,10 +1561,14 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         fold_X = None
         converted = RawFeatures.numeric(X)   # once: the choice of cuts and the binarization both read it
         RawFeatures.check_finite(converted, feature_names)
+        number_text = RawFeatures.number_text_columns(X) if item_names else []
         if item_names and params["min_support"] >= 2:   # said once, by the final fit, not by each fold's
-            _warn_identifiers(RawFeatures.identifier_columns(converted, feature_names), Yb.shape[0])
+            # Numbers as text, all distinct, are said to be numbers, not identifiers.
+            said = {name for name, _ in number_text}
+            _warn_identifiers([c for c in RawFeatures.identifier_columns(converted, feature_names) if c not in said],
+                              Yb.shape[0])
         if item_names:
-            _warn_number_text(RawFeatures.number_text_columns(X))
+            _warn_number_text(number_text)
             _warn_row_index(RawFeatures.row_index_columns(X))
         if isinstance(binarizer, str) and binarizer == "auto":
             auto = RawFeatures.auto_candidates(X, AUTO_BINARIZER_PERCENTILES, converted=converted)
@@ -2111,7 +2120,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "rules_")
         _check_2d(X)
         validate_data(self, X, skip_check_array=True, reset=False)
-        return self.features_.transform(X)
+        return self.features_.transform(typed_object_columns(X, self.features_))
 
     @staticmethod
     def _literal_heads(Xb, rules, data=None):

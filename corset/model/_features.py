@@ -61,6 +61,66 @@ def _nominal_dtype(dtype):
             or pd.api.types.is_string_dtype(dtype))
 
 
+def typed_object_columns(X, fitted=None):
+    """``X`` with its object columns of numbers read as numbers and of dates read as dates.
+
+    A DataFrame built from Python objects (rows of a database query, a list of
+    dicts) keeps such columns as ``object``: floats, ints and
+    :class:`decimal.Decimal` values, or :class:`datetime.date` and
+    :class:`datetime.datetime` values.  Read as nominal, each distinct value
+    would become an item of its own and no threshold would cut the column.  At
+    fit (``fitted`` None), a column whose every present value is a real number
+    becomes float64 when it holds more than ``NUMBER_TEXT_MIN_VALUES``
+    distinct values (a quantity; a few codes such as 0, 1, 2 stay categories,
+    as numbers written as text do), and one whose every present value is a
+    date becomes datetime64; a missing value becomes NaN or NaT, refused by
+    name later.  Booleans, strings and mixed columns are left as they are.  At
+    predict, ``fitted`` (the fit's :class:`RawFeatures`) says which columns
+    were read so: those are converted whatever values they hold now.  Anything
+    but a DataFrame is returned as it is; the caller's DataFrame is never
+    modified.
+    """
+    if not _is_frame(X):
+        return X
+    import datetime
+    import decimal
+
+    import pandas as pd
+
+    numeric = dates = None
+    if fitted is not None:
+        if not getattr(fitted, "frame_", False) or len(fitted.nominal_) != X.shape[1]:
+            return X   # refused by the fitted features' own checks
+        numeric = ~np.asarray(fitted.nominal_, dtype=bool)
+        dates = [t is not None and t[0] == "datetime" for t in (fitted.temporal_ or [None] * X.shape[1])]
+    converted = {}
+    for j, dtype in enumerate(X.dtypes):
+        if not pd.api.types.is_object_dtype(dtype):
+            continue
+        column = X.iloc[:, j]
+        present = column[column.notna()]
+        kinds = set(map(type, present))
+        if not kinds:
+            continue
+        is_date = all(issubclass(k, datetime.date) for k in kinds)
+        is_number = all(issubclass(k, (numbers.Real, decimal.Decimal)) and not issubclass(k, (bool, np.bool_))
+                        for k in kinds)
+        try:
+            if is_date and (dates is None or dates[j]):
+                converted[j] = pd.to_datetime(column)
+            elif is_number and (numeric[j] if numeric is not None
+                                else present.nunique() > NUMBER_TEXT_MIN_VALUES):
+                converted[j] = pd.to_numeric(column)
+        except (TypeError, ValueError):   # time zones mixed with naive times...: left as values
+            continue
+    if not converted:
+        return X
+    X = X.copy(deep=False)
+    for j, column in converted.items():
+        X.isetitem(j, column)
+    return X
+
+
 def _temporal_kind(dtype):
     """``"datetime"`` or ``"timedelta"`` for a pandas or numpy date/duration dtype, else None."""
     import pandas as pd
@@ -222,6 +282,9 @@ def _sparse_frame_values(X):
 NUMBER_TEXT_MIN_VALUES = 10
 """A text column with more distinct values than this, all of them numbers, is warned about: codes of a
 few categories ("1", "2", "3") are nominal as given, a quantity has many values."""
+NUMBER_TEXT_MAX_OTHERS = 3
+"""... and so is one whose values are such numbers but for at most this many others ("unknown",
+"n/a", "see notes"): a quantity with a few cells of text, which make the whole column text."""
 
 
 # A number grouping its thousands with commas ("1,234.5"), or followed by a percent sign ("12%").
@@ -230,8 +293,10 @@ _PERCENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)\s*%")
 
 
 def _reads_as_number(value):
-    """Whether the text ``value`` is a finite number as Python reads one ("12.5", "-3", "1e-4"), or
-    as a spreadsheet writes one ("1,234", "12%")."""
+    """Whether ``value`` is a finite number, or text that Python reads as one ("12.5", "-3", "1e-4")
+    or a spreadsheet writes as one ("1,234", "12%"); never a boolean."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
     try:
         return bool(np.isfinite(float(value)))
     except (TypeError, ValueError):
@@ -413,10 +478,13 @@ class RawFeatures:
 
     @staticmethod
     def number_text_columns(X):
-        """Names of a DataFrame's text columns whose more than ``NUMBER_TEXT_MIN_VALUES`` distinct
-        values all read as numbers ("12.5", "-3"): quantities kept as text (a spreadsheet's
-        export), which would become one item per value, none cut.  Categorical columns are
-        categories by declaration (an ARFF file's nominal site numbers): not among them."""
+        """``(name, others)`` of each of a DataFrame's text columns whose more than
+        ``NUMBER_TEXT_MIN_VALUES`` distinct values read as numbers ("12.5", "-3", or numbers among
+        text), but for at most ``NUMBER_TEXT_MAX_OTHERS`` others (``others``, the values that do
+        not, sorted; empty when every value reads as a number): quantities kept as text (a
+        spreadsheet's export, one cell written "unknown"), which would become one item per value,
+        none cut.  Categorical columns are categories by declaration (an ARFF file's nominal site
+        numbers): not among them."""
         if not _is_frame(X):
             return []
         import pandas as pd
@@ -427,9 +495,11 @@ class RawFeatures:
                                                               or pd.api.types.is_string_dtype(dtype)):
                 continue
             values = X.iloc[:, j].dropna().unique()
-            if len(values) > NUMBER_TEXT_MIN_VALUES and all(isinstance(v, str) and _reads_as_number(v)
-                                                           for v in values):
-                found.append(str(X.columns[j]))
+            if len(values) <= NUMBER_TEXT_MIN_VALUES:
+                continue
+            others = [v for v in values if not _reads_as_number(v)]
+            if len(others) <= NUMBER_TEXT_MAX_OTHERS and len(values) - len(others) > NUMBER_TEXT_MIN_VALUES:
+                found.append((str(X.columns[j]), sorted(str(v) for v in others)))
         return found
 
     @staticmethod
