@@ -280,6 +280,7 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
         if read.extra:
             _check_extra_fields(path, sep, encoding)
         _check_header_names(path, sep, encoding)
+        frame = _na_words_in_text(path, frame, read)
         frame = _without_empty_columns(path, frame, sep, encoding)
         frame.columns = _stripped(frame.columns)
         if sep == ";":
@@ -309,7 +310,62 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
         return X, Y, names, [str(c) for c in wanted]
     if label_names is None and drop_identifiers:
         X = _without_identifiers(path, X)
+    _check_empty_text_cells(path, X)
     return X, Y, [str(c) for c in X.columns], [str(c) for c in wanted]
+
+
+def _check_empty_text_cells(path, X):
+    """Refuse an empty cell in a text column of training data, saying where and what to write.
+
+    The estimator refuses a missing nominal value in fit (it could be a
+    category of its own, or a value lost); its advice is for Python.  A file's
+    line is that of its record when no quoted value spans lines.
+    """
+    import numpy as np
+    import pandas as pd
+
+    for c in X.columns:
+        column = X[c]
+        if (pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype)) \
+                and column.isna().any():
+            rows = np.flatnonzero(column.isna().to_numpy())
+            more = f" and {rows.size - 1} more" if rows.size > 1 else ""
+            raise CommandError(f"{path}: column {str(c)!r} has an empty cell on line {rows[0] + 2}{more}: fill it "
+                               "in (a word such as 'missing' makes it a category of its own)")
+
+
+def _na_words_in_text(path, frame, read):
+    """``frame`` with the words pandas reads as missing ("NA", "None", "null", "n/a"...) kept as
+    values in its text columns, said.
+
+    In a column of numbers such a word marks a missing number; in a column of
+    text it is as likely a value (Namibia's code "NA", a category "None"),
+    and a command-line user could neither keep it nor fill the missing value
+    in.  Empty cells stay missing everywhere.  ``read`` reads the file again
+    with other options (as :func:`_read_csv` reads it).
+    """
+    import pandas as pd
+
+    text = [c for c in frame.columns
+            if (pd.api.types.is_object_dtype(frame[c].dtype) or pd.api.types.is_string_dtype(frame[c].dtype))
+            and frame[c].isna().any()]
+    if not text:
+        return frame
+    literal = read(keep_default_na=False, na_values=[""])
+    kept = {}
+    for c in text:
+        words = literal[c][frame[c].isna() & literal[c].notna()]
+        if len(words):
+            kept[c] = sorted({str(w) for w in words})
+    if not kept:
+        return frame
+    frame = frame.copy()
+    for c in kept:
+        frame[c] = literal[c]
+    said = "; ".join(f"{c!r}: {', '.join(map(repr, words[:5]))}" for c, words in kept.items())
+    print(f"note: {path}: read as values, not as missing, in text column(s) ({said}); empty cells are missing",
+          file=sys.stderr)
+    return frame
 
 
 def _raw_header(path, sep, encoding):

@@ -646,6 +646,27 @@ def test_a_text_cell_in_a_column_of_numbers_is_named(tmp_path, distinct):
     assert "identifier" not in done.stderr
 
 
+def test_na_words_are_values_in_text_columns_and_empty_text_cells_are_refused(tmp_path):
+    """In a text column "NA" (Namibia) or "None" is a value, not a missing one, said; in a column of
+    numbers it still marks a missing number; an empty cell of a text column is refused with its line."""
+    rows = [("NA", 1, 1), ("FR", 2, 0), ("NA", 3, 1), ("None", 4, 0), ("FR", 5, 0), ("NA", 6, 1)] * 5
+    with open(tmp_path / "c.csv", "w") as f:
+        f.write("country,v,label\n" + "".join(f"{c},{v},{y}\n" for c, v, y in rows))
+    done = corset("fit", "c.csv", "--labels", "label", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "read as values, not as missing, in text column(s) ('country': 'NA', 'None')" in done.stderr
+    assert "country=NA" in done.stdout
+    with open(tmp_path / "n.csv", "w") as f:
+        f.write("country,v,label\n" + "".join(f"{c},{'NA' if i == 3 else v},{y}\n" for i, (c, v, y) in enumerate(rows)))
+    done = corset("fit", "n.csv", "--labels", "label", "--quiet", cwd=tmp_path)
+    assert done.returncode != 0 and "NaN in column 'v'" in done.stderr
+    with open(tmp_path / "e.csv", "w") as f:
+        f.write("country,v,label\n" + "".join(f"{'' if i == 4 else c},{v},{y}\n" for i, (c, v, y) in enumerate(rows)))
+    done = corset("fit", "e.csv", "--labels", "label", "--quiet", cwd=tmp_path)
+    assert done.returncode != 0
+    assert "e.csv: column 'country' has an empty cell on line 6: fill it in" in done.stderr
+
+
 def _spreadsheet_rows(n=120, seed=0):
     """(a, b, c, pct, la, lb) rows: la follows a, lb follows c; b and pct are noise."""
     rng = np.random.RandomState(seed)
