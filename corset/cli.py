@@ -159,8 +159,17 @@ def _run_info(args, out):
 
 # -- reading one's own data ------------------------------------------------------------
 def _is_csv(path):
-    """Is ``path`` a CSV file, by its name (as :func:`_read_data` reads it)?"""
-    return str(path).lower().endswith(".csv")
+    """Is ``path`` a CSV file, by its name (as :func:`_read_data` reads it), gzipped or not?"""
+    return str(path).lower().endswith((".csv", ".csv.gz"))
+
+
+def _open_csv(path, mode="r", **options):
+    """``open`` for a CSV file, through gzip for a name ending ``.gz`` (pandas infers it the same way)."""
+    if str(path).lower().endswith(".gz"):
+        import gzip
+
+        return gzip.open(path, mode if "b" in mode else mode + "t", **options)
+    return open(path, mode, **options)
 
 
 def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=None, n_features=None,
@@ -210,7 +219,7 @@ def _read_data(path, *, label_xml=None, n_labels=None, labels=None, label_names=
             X = _without_identifiers(path, X)
             names = [str(c) for c in X.columns]
         return X, Y, names, found
-    raise CommandError(f"{path}: unknown file type (expected .arff, .arff.gz, .csv, "
+    raise CommandError(f"{path}: unknown file type (expected .arff, .arff.gz, .csv, .csv.gz, "
                        f"{', '.join(SVMLIGHT_SUFFIXES)})")
 
 
@@ -373,7 +382,7 @@ def _raw_header(path, sep, encoding):
     one to "Unnamed: k"), without the spaces around them."""
     import csv
 
-    with open(path, newline="", encoding=encoding) as handle:
+    with _open_csv(path, newline="", encoding=encoding) as handle:
         return [name.strip().lstrip("\ufeff") for name in next(csv.reader(handle, delimiter=sep), [])]
 
 
@@ -382,7 +391,7 @@ def _check_extra_fields(path, sep, encoding):
     separator at the end of the lines) are left out, said."""
     import csv
 
-    with open(path, newline="", encoding=encoding) as handle:
+    with _open_csv(path, newline="", encoding=encoding) as handle:
         rows = csv.reader(handle, delimiter=sep)
         width = len(next(rows, []))
         for row in rows:
@@ -492,7 +501,7 @@ def _csv_encoding(path):
     for encoding in ("utf-8", "cp1252"):
         decoder = codecs.getincrementaldecoder(encoding)()
         try:
-            with open(path, "rb") as file:   # a megabyte at a time: a large file is not held twice
+            with _open_csv(path, "rb") as file:   # a megabyte at a time: a large file is not held twice
                 for chunk in iter(lambda: file.read(1 << 20), b""):
                     decoder.decode(chunk)
                 decoder.decode(b"", final=True)
@@ -1252,7 +1261,7 @@ def build_parser():
     fit = commands.add_parser("fit", help="learn a rule set from a data file and write the model",
                               description="Learn a rule set from TRAIN (ARFF, CSV or svmlight), print it and "
                                           "write the model as JSON.")
-    fit.add_argument("train", metavar="TRAIN", help="training data (.arff, .arff.gz, .csv, .svm/.libsvm)")
+    fit.add_argument("train", metavar="TRAIN", help="training data (.arff, .arff.gz, .csv, .csv.gz, .svm/.libsvm)")
     label_options(fit)
     fit.add_argument("--labels", metavar="COL,...", help="CSV: the label columns")
     fit.add_argument("-o", "--output", metavar="MODEL.json", help="write the model here")
