@@ -804,3 +804,18 @@ def test_validation_description_names_what_the_folds_try():
     assert _validation_description({"given": dict(binarizer="auto", negations=False)}) == "internal validation"
     assert _validation_description({"given": dict(binarizer="auto", negations=True)}) == (
         "internal validation (NOT literals)")
+
+
+def test_a_named_series_of_zeros_and_ones_names_its_label():
+    """A 1-D y of 0/1 or booleans is named by its Series' name ("THEN churned", not "THEN 1"); class
+    values that are words name the label themselves; an unnamed y keeps the positive class."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    X = pd.DataFrame({"a": rng.rand(100)})
+    for y, name in [(pd.Series((X.a > .5).astype(int), name="churned"), "churned"),
+                    (pd.Series(X.a > .5, name="churned"), "churned"),
+                    (pd.Series(np.where(X.a > .5, "spam", "ham"), name="kind"), "spam"),
+                    ((X.a > .5).astype(int).to_numpy(), "1")]:
+        model = CorsetClassifier(random_state=0, **FAST).fit(X, y)
+        assert model.label_names_ == [name]
+        assert np.array_equal(model.predict(X), CorsetClassifier.from_json(model.to_json()).predict(X))

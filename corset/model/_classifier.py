@@ -1432,9 +1432,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         scikit-learn's binary classification: ``classes_`` holds them sorted
         and the second is the positive label the rules predict.
         """
-        names = None
+        names, series_name = None, None
         if hasattr(Y, "to_numpy"):  # pandas DataFrame or Series
             names = [str(c) for c in Y.columns] if getattr(Y, "ndim", 1) == 2 else None
+            series_name = getattr(Y, "name", None) if getattr(Y, "ndim", 2) == 1 else None
             Y = Y.to_numpy()
         _check_label_values(Y, names)
         if sp.issparse(Y):
@@ -1461,7 +1462,10 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                 self.classes_ = classes
                 Yb = check_binary_matrix((Y == classes[1]).reshape(-1, 1), "y")
                 output = {"kind": "binary"}
-                names = [str(classes[1])]
+                # The positive class names the label ("spam"), unless it is only 1 or True: then a
+                # Series' name says what it is ("IF ... THEN churned", not "THEN 1").
+                bare = classes.dtype.kind in "biuf" or all(isinstance(c, (bool, np.bool_)) for c in classes)
+                names = [str(series_name) if bare and series_name is not None else str(classes[1])]
             elif Y.ndim == 2:
                 target = type_of_target(Y, input_name="Y") if Y.size else "multilabel-indicator"
                 if target in ("continuous-multioutput", "multiclass-multioutput", "continuous"):
