@@ -118,6 +118,8 @@ def _fit_and_show(data, args, out):
 
 
 def _run_info(args, out):
+    import os
+
     from .datasets._arff import _arff_summary, _read_label_xml
     from .datasets._benchmark import (
         BENCHMARK_NAMES,
@@ -126,6 +128,11 @@ def _run_info(args, out):
         get_data_home,
     )
 
+    if args.data_home is None and not os.environ.get("CORSET_DATA"):
+        # get_data_home's message names its Python argument.
+        raise CommandError("no benchmark data folder: pass --data-home FOLDER or set the CORSET_DATA environment "
+                           "variable to the folder holding the MULAN files (one subfolder per data set, e.g. "
+                           "emotions/emotions.arff)")
     home = get_data_home(args.data_home)
     print(f"Benchmark data in {home}:", file=out)
     header = f"  {'dataset':<9} {'subset':<6} {'records':>8} {'features':>9} {'labels':>7}  {'layout':<6}  file"

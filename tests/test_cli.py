@@ -95,4 +95,5 @@ def test_info_without_a_data_folder(capsys, monkeypatch):
     with pytest.raises(SystemExit) as info:
         main(["info"])
     assert info.value.code == 2
-    assert "CORSET_DATA" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "pass --data-home FOLDER or set the CORSET_DATA environment variable" in err

@@ -775,6 +775,6 @@ def test_warnings_are_one_line_naming_the_command(tmp_path):
     assert predict.returncode == 0, predict.stderr
     lines = [line for line in predict.stderr.splitlines() if "Warning" in line]
     assert lines == ["corset predict: warning (UnseenCategoryWarning): nominal column(s) of X 'colour': 7 "
-                     "record(s) with values fit never saw ('violet'): such a record matches none of the column's "
+                     "records with values fit never saw ('violet'): such a record matches none of the column's "
                      "'=' literals (and every '!=' one)"], predict.stderr
     assert len(predict.stderr.strip().splitlines()) == 1

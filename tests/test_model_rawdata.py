@@ -204,7 +204,7 @@ def test_unseen_and_missing_nominal_values_at_predict_are_warned_about():
         CorsetClassifier(random_state=0, binarizer=PercentileBinarizer()).fit(X, Y)
     new = X.iloc[:6].copy()
     new["colour"] = ["red", "purple", None, "purple", "grey", "blue"]
-    with pytest.warns(UnseenCategoryWarning, match=r"'colour': 3 record\(s\) with values fit never saw "
+    with pytest.warns(UnseenCategoryWarning, match=r"'colour': 3 records with values fit never saw "
                                                    r"\('purple', 'grey'\) and 1 with a missing value") as caught:
         predicted = model.predict(new)
     assert len(caught) == 1 and caught[0].filename == __file__

@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .._validation import check_binary_matrix, check_unique_names, is_missing
+from .._validation import check_binary_matrix, check_unique_names, counted, is_missing
 from ..preprocessing import PercentileBinarizer, _first_nonfinite, nonfinite_message
 
 __all__ = ["RawFeatures"]
@@ -317,8 +317,8 @@ def _warn_unseen_categories(unknown):
         missing = int(values.isna().sum()) if hasattr(values, "isna") else 0
         seen = values.dropna() if hasattr(values, "dropna") else values
         shown = ", ".join(repr(v) for v in list(dict.fromkeys(seen.tolist()))[:3])
-        what = [f"{len(seen)} record(s) with values fit never saw ({shown})"] if len(seen) else []
-        what += [f"{missing} with a missing value"] if missing else []
+        what = [f"{counted(len(seen), 'record')} with values fit never saw ({shown})"] if len(seen) else []
+        what += [f"{missing if what else counted(missing, 'record')} with a missing value"] if missing else []
         parts.append(f"{name!r}: {' and '.join(what)}")
     more = f"; and {len(unknown) - 5} more column(s)" if len(unknown) > 5 else ""
     warnings.warn(f"nominal column(s) of X {'; '.join(parts)}{more}: such a record matches none of the column's "
