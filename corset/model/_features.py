@@ -95,7 +95,7 @@ def typed_object_columns(X, fitted=None):
         dates = [t is not None and t[0] == "datetime" for t in (fitted.temporal_ or [None] * X.shape[1])]
     converted = {}
     for j, dtype in enumerate(X.dtypes):
-        if not pd.api.types.is_object_dtype(dtype):
+        if getattr(dtype, "kind", "O") != "O" or not pd.api.types.is_object_dtype(dtype):
             continue
         column = X.iloc[:, j]
         present = column[column.notna()]
@@ -491,6 +491,8 @@ class RawFeatures:
 
         found = []
         for j, dtype in enumerate(X.dtypes):
+            if getattr(dtype, "kind", "O") != "O":
+                continue   # numbers, booleans, dates: at an attribute's cost (a text file has thousands)
             if isinstance(dtype, pd.CategoricalDtype) or not (pd.api.types.is_object_dtype(dtype)
                                                               or pd.api.types.is_string_dtype(dtype)):
                 continue
@@ -513,9 +515,11 @@ class RawFeatures:
 
         found = []
         for j, name in enumerate(X.columns):
+            if not (isinstance(name, str) and _UNNAMED.fullmatch(name)):
+                continue   # the name first: taking each of a thousand columns costs a fit's tenth
             column = X.iloc[:, j]
-            if (isinstance(name, str) and _UNNAMED.fullmatch(name) and pd.api.types.is_integer_dtype(column.dtype)
-                    and len(column) > 1 and bool(np.all(np.diff(column.to_numpy()) > 0))):
+            if (pd.api.types.is_integer_dtype(column.dtype) and len(column) > 1
+                    and bool(np.all(np.diff(column.to_numpy()) > 0))):
                 found.append(name)
         return found
 
