@@ -338,12 +338,12 @@ def _check_empty_text_cells(path, X):
     line is that of its record when no quoted value spans lines.
     """
     import numpy as np
-    import pandas as pd
+
+    from .model._features import _nominal_dtype   # the estimator's own test of a nominal column
 
     for c in X.columns:
         column = X[c]
-        if (pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype)) \
-                and column.isna().any():
+        if _nominal_dtype(column.dtype) and column.isna().any():
             rows = np.flatnonzero(column.isna().to_numpy())
             more = f" and {rows.size - 1} more" if rows.size > 1 else ""
             raise CommandError(f"{path}: column {str(c)!r} has an empty cell on line {rows[0] + 2}{more}: fill it "
@@ -360,11 +360,9 @@ def _na_words_in_text(path, frame, read):
     in.  Empty cells stay missing everywhere.  ``read`` reads the file again
     with other options (as :func:`_read_csv` reads it).
     """
-    import pandas as pd
+    from .model._features import _nominal_dtype   # a CSV file's text columns
 
-    text = [c for c in frame.columns
-            if (pd.api.types.is_object_dtype(frame[c].dtype) or pd.api.types.is_string_dtype(frame[c].dtype))
-            and frame[c].isna().any()]
+    text = [c for c in frame.columns if _nominal_dtype(frame[c].dtype) and frame[c].isna().any()]
     if not text:
         return frame
     literal = read(keep_default_na=False, na_values=[""])

@@ -95,22 +95,24 @@ def _column_blocks(X, cols):
             yield block, X[:, block]
 
 
-def _neighbours(values, levels, compare, zeros=False):
-    """``(below, above)``: per threshold, the training values on either side of it.
+def _neighbours(values, levels, compare, n_zeros=0):
+    """``(below, above, holding)``: per threshold, the training values on either side of it, and how
+    many values it holds on.
 
     ``values`` is a dense block ``(n, b)``; ``levels`` its columns' thresholds,
     ``(m, b)`` sorted along axis 0, or one per column ``(b,)``.  ``above`` is
     the least value for which ``compare(value, level)`` holds, ``below`` the
     greatest for which it does not (+inf / -inf when there is none), each of
-    ``levels``' shape.  ``zeros``: the columns also hold zeros that ``values``
-    leaves out (a sparse column's).  One compiled pass over the block
-    (:func:`corset._ext._cuts.cut_neighbours`).
+    ``levels``' shape; ``holding`` counts the values ``compare`` holds on (the
+    test of a constant threshold).  ``n_zeros``: each column also holds this
+    many zeros that ``values`` leaves out (a sparse column's).  One compiled
+    pass over the block (:func:`corset._ext._cuts.cut_neighbours`).
     """
     levels = np.asarray(levels, dtype=np.float64)
     flat = levels.ndim == 1
-    below, above = cut_neighbours(np.asarray(values, dtype=np.float64), levels[None, :] if flat else levels,
-                                  compare is np.greater_equal, bool(zeros))
-    return (below[0], above[0]) if flat else (below, above)
+    found = cut_neighbours(np.asarray(values, dtype=np.float64), levels[None, :] if flat else levels,
+                           compare is np.greater_equal, int(n_zeros))
+    return tuple(a[0] for a in found) if flat else found
 
 
 def _shown_cuts(levels, below, above, inclusive):
@@ -184,13 +186,11 @@ def _block_cuts(values, levels, compare):
     """
     n = values.shape[0]
     levels = np.sort(levels, axis=0)   # np.unique's order: the same sort, column by column
-    short, edge = _shown_cuts(levels, *_neighbours(values, levels, compare), compare is np.greater_equal)
+    below, above, holding = _neighbours(values, levels, compare)
+    short, edge = _shown_cuts(levels, below, above, compare is np.greater_equal)
     new = np.ones(levels.shape, dtype=bool)
     new[1:] = levels[1:] != levels[:-1]
-    above = np.empty(levels.shape, dtype=np.int64)
-    for p in range(levels.shape[0]):   # one (n, columns) comparison at a time (memory)
-        above[p] = compare(values, levels[p]).sum(axis=0)
-    constant = (above == 0) | (above == n)
+    constant = (holding == 0) | (holding == n)
 
     def per_column(mask, numbers=levels):
         # Column by column (transposed), cut at each column's count (np.split costs more per piece).
@@ -689,7 +689,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         compare = np.greater_equal if inclusive else np.greater
         cuts = [None] * n_features
         dropped = [None] * n_features
-        # Per cut column, {threshold: the number its name shows} (_shown_cuts).
+        # Per cut column, {threshold: (its shortest, its edge)} for its name (_shown_cuts).
         shown = [None] * n_features
         if sparse and self.zeros == "presence":
             # Percentiles of the non-zero values need no zero, so no densification.
@@ -699,7 +699,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 levels = np.percentile(values, percentiles, axis=0)   # (n_percentiles, len(block))
                 thresholds[block] = levels[0]
                 if single:
-                    short, edge = _shown_cuts(levels[0], *_neighbours(values, levels[0], compare), inclusive)
+                    short, edge = _shown_cuts(levels[0], *_neighbours(values, levels[0], compare)[:2], inclusive)
                     for i, j in enumerate(block.tolist()):
                         shown[j] = _shown_map(levels[0][i:i + 1], short[i:i + 1], edge[i:i + 1])
                     continue
@@ -782,7 +782,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
 
     def _presence_cuts(self, X, columns, n_samples, percentiles, compare, cuts, dropped, shown):
         """:meth:`_column_cuts` of the non-zero values of sparse ``columns`` (canonical CSC), into cuts,
-        dropped and shown (the numbers the names print, :func:`_shown_cuts`).
+        dropped and shown (the numbers the names print, :func:`_shown_map`).
 
         Columns with the same number n of non-zero values are done together:
         their values as the rows of an array, one ``np.percentile`` along
@@ -810,13 +810,11 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 if n < n_samples:
                     levels = np.concatenate((np.zeros((rows.size, 1)), levels), axis=1)
                 levels = np.sort(levels, axis=1)
-                short, edge = (a.T for a in _shown_cuts(levels.T, *_neighbours(V.T, levels.T, compare,
-                                                                                zeros=n < n_samples),
-                                                         compare is np.greater_equal))
+                below, above, holding = _neighbours(V.T, levels.T, compare, n_zeros=n_samples - n)
+                short, edge = (a.T for a in _shown_cuts(levels.T, below, above, compare is np.greater_equal))
                 distinct = np.ones(levels.shape, dtype=bool)
                 distinct[:, 1:] = levels[:, 1:] != levels[:, :-1]
-                above = compare(V[:, :, None], levels[:, None, :]).sum(axis=1) + (n_samples - n) * compare(0.0, levels)
-                constant = (above == 0) | (above == n_samples)
+                constant = (holding.T == 0) | (holding.T == n_samples)
                 # As Python lists once for the chunk: a dict per column from numpy rows costs more.
                 texts = zip(levels.tolist(), short.tolist(), edge.tolist(), distinct.tolist())
                 for i, (j, (row, row_short, row_edge, row_distinct)) in enumerate(zip(rows.tolist(), texts)):
@@ -827,7 +825,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
 
     def _column_cuts(self, values, n_samples, percentiles, compare):
         """``(kept, dropped, shown)`` thresholds of one numeric column with ``zeros="presence"``, several
-        cuts, and ``{threshold: the number its name shows}`` (:func:`_shown_cuts`).
+        cuts, and ``{threshold: (its shortest, its edge)}`` for its name (:func:`_shown_map`).
 
         ``values`` are the column's non-zero training values; the
         ``n_samples - values.size`` others are zeros, which get the presence
@@ -841,10 +839,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             if values.size < n_samples:
                 levels = np.concatenate(([0.0], levels))
         levels = np.unique(levels)
-        n_zeros = n_samples - values.size
-        above = compare(values[:, None], levels).sum(axis=0) + n_zeros * compare(0.0, levels)
-        constant = (above == 0) | (above == n_samples)
-        below, above = _neighbours(values[:, None], levels[:, None], compare, zeros=n_zeros > 0)
+        below, above, holding = _neighbours(values[:, None], levels[:, None], compare,
+                                            n_zeros=n_samples - values.size)
+        constant = (holding[:, 0] == 0) | (holding[:, 0] == n_samples)
         short, edge = _shown_cuts(levels, below[:, 0], above[:, 0], compare is np.greater_equal)
         return levels[~constant], levels[constant], _shown_map(levels, short, edge)
 
@@ -1189,8 +1186,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
 
         A binarizer fitted by this version prints each threshold as the shortest decimal that
         splits the training values as it does (:func:`_shown_cuts`), in full (two that split them
-        alike, as themselves); one loaded from an
-        older export, which lacks those numbers, rounds as :func:`_format_cuts` does.
+        alike, as themselves); one loaded from an older export, which lacks those numbers, rounds
+        as :func:`_format_cuts` does.
         ``format_cuts`` names numbers that stand for something else (dates, durations)."""
         shown = getattr(self, "_shown", None)
         shown = shown[j] if shown is not None else None

@@ -34,7 +34,10 @@ def test_cut_neighbours_match_a_brute_force(seed, inclusive, zeros, m):
     wide = np.zeros((n, 2 * b))
     wide[:, ::2] = values
     for block in (values, np.asfortranarray(values), wide[:, ::2]):   # any strides
-        below, above = cut_neighbours(block, levels, inclusive, zeros)
+        below, above, holding = cut_neighbours(block, levels, inclusive, int(zeros))
         expected = _brute(values, levels, inclusive, zeros)
         np.testing.assert_array_equal(below, expected[0])
         np.testing.assert_array_equal(above, expected[1])
+        column = np.vstack([values, np.zeros((1, b))]) if zeros else values
+        np.testing.assert_array_equal(holding, [(column >= t if inclusive else column > t).sum(axis=0)
+                                                for t in levels])
