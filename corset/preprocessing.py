@@ -335,6 +335,16 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         numeric, except a DataFrame's categorical, string and object columns,
         which are always nominal (see the Notes).  Give either this or
         ``feature_types``, not both.
+    ordinal_features : None, list of int, boolean mask or list of str, default=None
+        Numeric columns whose values are ranks (an ordered categorical's
+        places in its order, a rating from 1 to 5), given as
+        ``nominal_features`` is.  With several percentiles, such a column
+        with at most one more distinct training value than percentiles is
+        cut between every pair of adjacent values instead (``size>S``,
+        ``size>M``, ``size>L`` for S < M < L < XL), so that no step of its
+        order is left out where percentiles of few values would fall on the
+        same step; with more values, or one percentile, it is cut as any
+        numeric column.  Dense input only.
     feature_types : None or list of {"numeric", "nominal"}, default=None
         The type of each input column, for instance the ``feature_types`` of
         a :mod:`corset.datasets` loader's Bunch.  An alternative to
@@ -471,8 +481,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, percentile=90, *, n_quantiles=None, direction=">", zeros="include", inclusive=False,
-                 nominal_features=None, feature_types=None, categories=None):
+                 nominal_features=None, feature_types=None, categories=None, ordinal_features=None):
         self.zeros = zeros
+        self.ordinal_features = ordinal_features
         self.percentile = percentile
         self.n_quantiles = n_quantiles
         self.direction = direction
@@ -557,26 +568,29 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 raise ValueError(f"feature_types says column {self._input_names(None)[numeric_text[0]]!r} is "
                                  "numeric, but it holds text or categories")
             return np.array([t == "nominal" for t in types], dtype=bool)
+        return self._column_mask(self.nominal_features, n_features, "nominal_features")
+
+    def _column_mask(self, spec, n_features, what):
+        """Boolean mask of the input columns ``spec`` names (indices, a mask or names; None: none),
+        the parameter ``what``."""
         mask = np.zeros(n_features, dtype=bool)
-        if self.nominal_features is None:
+        if spec is None:
             return mask
-        spec = self.nominal_features
         if isinstance(spec, (str, bytes)) or not hasattr(spec, "__len__"):
-            raise TypeError("nominal_features must be a list of column indices, a boolean mask or a list "
+            raise TypeError(f"{what} must be a list of column indices, a boolean mask or a list "
                             f"of column names; got {spec!r}")
         arr = np.asarray(spec)
         if arr.ndim != 1:
-            raise ValueError(f"nominal_features must be 1-D; got shape {arr.shape}")
+            raise ValueError(f"{what} must be 1-D; got shape {arr.shape}")
         if arr.dtype == bool:
             if arr.size != n_features:
-                raise ValueError(f"nominal_features, a boolean mask, has length {arr.size} but X has "
+                raise ValueError(f"{what}, a boolean mask, has length {arr.size} but X has "
                                  f"{n_features} columns")
             return arr.copy()
         keys = list(spec)
-        idx = [self._column_index(k.item() if isinstance(k, np.generic) else k, n_features,
-                                  "nominal_features") for k in keys]
+        idx = [self._column_index(k.item() if isinstance(k, np.generic) else k, n_features, what) for k in keys]
         if len(set(idx)) != len(idx):
-            raise ValueError(f"nominal_features lists a column twice: {keys!r}")
+            raise ValueError(f"{what} lists a column twice: {keys!r}")
         mask[idx] = True
         return mask
 
@@ -658,6 +672,14 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         nominal = self._nominal_mask(n_features)
         text = [] if self._frame_values is None else [j for j, v in enumerate(self._frame_values) if v is not None]
         nominal[text] = True
+        ordinal = self._column_mask(self.ordinal_features, n_features, "ordinal_features")
+        if (ordinal & nominal).any():
+            both = self._input_names(None)[np.flatnonzero(ordinal & nominal)[0]]
+            raise ValueError(f"ordinal_features names column {both!r}, which is nominal: an ordinal column "
+                             "holds numbers (its places in the order)")
+        if ordinal.any() and (sparse or self.zeros == "presence"):
+            raise ValueError("ordinal_features is for dense X with zeros='include'"
+                             + ("; X is sparse" if sparse else ""))
         declared = self._declared_categories(n_features, nominal)
         for j in text:
             declared[j] = self._frame_values[j]
@@ -697,6 +719,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         else:
             for block, values in _column_blocks(X, to_cut):
                 levels = np.percentile(values, percentiles, axis=0)   # (n_percentiles, len(block))
+                if not single and ordinal[block].any():
+                    self._ordinal_levels(levels, values, np.flatnonzero(ordinal[block]), inclusive)
                 thresholds[block] = levels[0]
                 if single:
                     short, edge = _shown_cuts(levels[0], *_neighbours(values, levels[0], compare)[:2], inclusive)
@@ -779,6 +803,18 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         self.constant_features_ = self._output_names(input_names, columns)[constant[outputs]]
         self.dropped_features_ = self._dropped_names(input_names)
         return Xt
+
+    @staticmethod
+    def _ordinal_levels(levels, values, columns, inclusive):
+        """Cut the ``columns`` of a block (ordinal, see ``ordinal_features``) between every pair of
+        adjacent training values, in place of their percentiles ``levels[:, i]``, when there are no more
+        such steps than percentiles (the last step repeated to fill the rows: ties are merged)."""
+        m = levels.shape[0]
+        for i in columns.tolist():
+            distinct = np.unique(values[:, i])
+            steps = distinct[1:] if inclusive else distinct[:-1]   # x >= the next value, or x > this one
+            if 0 < steps.size <= m:
+                levels[:, i] = np.concatenate((steps, np.full(m - steps.size, steps[-1])))
 
     def _presence_cuts(self, X, columns, n_samples, percentiles, compare, cuts, dropped, shown):
         """:meth:`_column_cuts` of the non-zero values of sparse ``columns`` (canonical CSC), into cuts,

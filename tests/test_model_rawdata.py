@@ -119,6 +119,68 @@ def test_either_value_of_a_two_valued_column_can_head_a_rule():
     np.testing.assert_array_equal(negated.predict(X), Y.to_numpy())
 
 
+def _sizes(n, seed=0):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(seed)
+    order = ["XS", "S", "M", "L", "XL"]
+    size = pd.Categorical(rng.choice(order, n), categories=order, ordered=True)
+    X = pd.DataFrame({"size": size, "noise": rng.normal(size=n)})
+    codes = np.asarray(size.codes)
+    return X, pd.DataFrame({"big": (codes >= 3).astype(int), "small": (codes <= 1).astype(int)})
+
+
+def test_an_ordered_categorical_is_cut_in_its_order_and_named_by_its_categories():
+    """An ordered categorical column is cut like numbers, in its categories' order, and its
+    literals print as categories: "L or XL" is the one literal size>M, where one-hot would need
+    a rule per value.  Unordered, the same column is one-hot."""
+    pd = pytest.importorskip("pandas")
+    X, Y = _sizes(400)
+    model = CorsetClassifier(random_state=0, negations=False).fit(X, Y)
+    assert model.features_.ordinal_ == [["XS", "S", "M", "L", "XL"], None]
+    assert {"size>XS", "size>S", "size>M", "size>L"} <= set(model.feature_names_)
+    heads = {rule.tail_names: rule.head_names for rule in model.rules_}
+    assert heads[("big",)] == ("size>M",)
+    np.testing.assert_array_equal(model.predict(X)[:, 0], Y["big"].to_numpy())
+    # Read by category name, not by code: the same predictions from text, or from a
+    # Categorical whose categories are listed in another order.
+    as_text = X.assign(size=X["size"].astype(str))
+    shuffled = X.assign(size=X["size"].cat.reorder_categories(["XL", "M", "XS", "L", "S"], ordered=False))
+    for other in (as_text, shuffled):
+        np.testing.assert_array_equal(model.predict(other), model.predict(X))
+    loaded = CorsetClassifier.from_json(model.to_json())
+    assert loaded.feature_names_ == model.feature_names_
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    unordered = X.assign(size=X["size"].cat.as_unordered())
+    one_hot = CorsetClassifier(random_state=0, negations=False).fit(unordered, Y)
+    assert {"size=XS", "size=M", "size=XL"} <= set(one_hot.feature_names_)
+    assert not any(">" in name for name in one_hot.feature_names_ if name.startswith("size"))
+
+
+def test_an_ordered_categorical_of_two_values_is_nominal():
+    """Two values in order say no more than a literal per value, which names them both."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(2)
+    level = pd.Categorical(rng.choice(["low", "high"], 200), categories=["low", "high"], ordered=True)
+    X = pd.DataFrame({"level": level, "z": rng.normal(size=200)})
+    model = CorsetClassifier(random_state=0).fit(X, (np.asarray(level) == "high").astype(int)[:, None])
+    assert {"level=low", "level=high"} <= set(model.feature_names_)
+    assert model.features_.ordinal_ is None
+
+
+def test_an_ordinal_value_without_a_place_in_the_order_is_refused_by_name():
+    pd = pytest.importorskip("pandas")
+    X, Y = _sizes(200)
+    model = CorsetClassifier(random_state=0).fit(X, Y)
+    unseen = X.iloc[:3].assign(size=["XXL", "S", "M"])
+    with pytest.raises(ValueError, match=r"column 'size' of X holds 'XXL', which is not among its ordered "
+                                         r"categories in fit \(XS < S < M < L < XL\)"):
+        model.predict(unseen)
+    missing = X.copy()
+    missing.loc[0, "size"] = np.nan
+    with pytest.raises(ValueError, match="column 'size' of X holds a missing value; it is ordinal"):
+        CorsetClassifier(random_state=0).fit(missing, Y)
+
+
 def test_numbers_written_as_text_are_warned_about():
     """A text column whose many values are numbers (a spreadsheet's export) would be read as
     categories, one item per value and no threshold: fit says so and how to convert it; a few

@@ -904,3 +904,40 @@ def test_a_year_cut_between_two_years_prints_the_year_below():
     assert b.thresholds_[0] == pytest.approx(2019.9)
     assert b.get_feature_names_out().tolist() == ["year>2019"]
     assert b.transform(pd.DataFrame({"year": [2019.0, 2020.0]})).ravel().tolist() == [0, 1]
+
+
+def test_ordinal_features_are_cut_at_every_step_of_few_values():
+    """Ranks 0..4 with five percentiles: the percentiles of few values fall on the same steps and
+    leave others out; an ordinal column is cut between every pair of adjacent values instead,
+    and cut at its percentiles as any column once it has more steps than percentiles."""
+    rng = np.random.RandomState(0)
+    ranks = rng.choice(5, size=500, p=[0.05, 0.05, 0.6, 0.25, 0.05]).astype(float)
+    many = rng.randint(0, 40, size=500).astype(float)
+    X = np.column_stack([ranks, ranks, many])
+    percentiles = (10, 30, 50, 70, 90)
+    b = PercentileBinarizer(percentile=percentiles, ordinal_features=[1, 2]).fit(X)
+    plain, ordinal, wide = b.thresholds_
+    assert plain.tolist() == np.unique(np.percentile(ranks, percentiles)).tolist()
+    assert len(plain) < 4   # the percentiles miss steps: the reason for ordinal_features
+    np.testing.assert_array_equal(ordinal, [0.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(wide, PercentileBinarizer(percentile=percentiles).fit(many[:, None]).thresholds_[0])
+    Xt = b.transform(X)
+    names = b.get_feature_names_out().tolist()
+    for k, t in enumerate(ordinal):
+        np.testing.assert_array_equal(Xt[:, names.index(f"x1>{t:g}")], ranks > t)
+    inclusive = PercentileBinarizer(percentile=percentiles, ordinal_features=[True, False, False],
+                                    inclusive=True).fit(X)
+    np.testing.assert_array_equal(inclusive.thresholds_[0], [1.0, 2.0, 3.0, 4.0])
+    # One percentile (the paper's protocol): cut as any column.
+    single = PercentileBinarizer(ordinal_features=[0]).fit(X)
+    assert single.thresholds_[0] == np.percentile(ranks, 90)
+
+
+def test_ordinal_features_mistakes_are_refused_by_name():
+    X = np.column_stack([np.arange(20) % 4, np.arange(20) % 3]).astype(float)
+    with pytest.raises(ValueError, match="ordinal_features names column 'x0', which is nominal"):
+        PercentileBinarizer(percentile=(10, 50), nominal_features=[0], ordinal_features=[0]).fit(X)
+    with pytest.raises(ValueError, match="ordinal_features is for dense X with zeros='include'; X is sparse"):
+        PercentileBinarizer(percentile=(10, 50), ordinal_features=[0]).fit(sp.csr_array(X))
+    with pytest.raises(ValueError, match="ordinal_features lists a column twice"):
+        PercentileBinarizer(percentile=(10, 50), ordinal_features=[1, 1]).fit(X)

@@ -897,7 +897,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         nominal column); otherwise a
         :class:`~corset.preprocessing.PercentileBinarizer` turns each nominal
         feature (a DataFrame's string or categorical column) into ``f=v``
-        indicators and each numeric one into cuts ``f>t`` chosen by 3-fold
+        indicators and each numeric one (an ordered categorical of three or
+        more values too, in its order: ``size>M``) into cuts ``f>t`` chosen by 3-fold
         cross-validation of the whole estimator on the training data:
         either one cut at the training 90th percentile (the paper's
         protocol) or five, at the 10th, 30th, 50th, 70th and 90th (their
@@ -1497,7 +1498,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
             Raw features: numeric (continuous, counts, 0/1), or in a
-            DataFrame also nominal (string or categorical columns).  They
+            DataFrame also nominal (string or categorical columns), dates,
+            durations and ordinal (ordered categorical columns).  They
             are binarized as ``binarizer`` says.
         Y : array-like, sparse matrix or DataFrame of shape (n_samples, n_labels), or 1-D binary y
             A 0/1 indicator matrix (a list of label lists must go through

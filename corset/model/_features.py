@@ -12,7 +12,14 @@ rules print in the data's own terms (``tempo>120.5``, ``genre=pop``,
   seconds (since 1970-01-01 UTC, or as durations), whatever their pandas
   resolution, and their items print as dates and durations
   (``signup>2021-03-14 12:00``, ``tenure<=91 days``);
-* a DataFrame's categorical, string and object columns are nominal features
+* a DataFrame's ordered categorical columns (``pd.Categorical(..., ordered=True)``)
+  with at least three distinct training values are ordinal features: their
+  values are coded by their place in the order and cut like numbers (at
+  every step of the order when the steps are few:
+  ``PercentileBinarizer(ordinal_features=...)``), and their items print as
+  categories (``size>medium``: large or above); with
+  fewer values they are nominal;
+* a DataFrame's other categorical, string and object columns are nominal features
   (their values are coded as indices into the categories seen in fit; a value
   unseen in fit is no category at all, so all its indicators are 0, and
   transform says so with an :class:`UnseenCategoryWarning`);
@@ -229,6 +236,74 @@ def _category_code(index, value):
     return -1
 
 
+ORDINAL_MIN_VALUES = 3
+"""An ordered categorical column is ordinal (cut like numbers) when its training values hold at least
+this many of its categories; with two, a literal per value (nominal) says the same, and names it."""
+
+
+def _ordinal_column(column):
+    """The categories (as text, in their order) of an ordered categorical ``column`` whose values
+    hold at least ``ORDINAL_MIN_VALUES`` of them, else None."""
+    import pandas as pd
+
+    dtype = column.dtype
+    if not (isinstance(dtype, pd.CategoricalDtype) and dtype.ordered):
+        return None
+    codes = column.cat.codes.to_numpy()
+    if np.unique(codes[codes >= 0]).size < ORDINAL_MIN_VALUES:
+        return None
+    return [str(c) for c in dtype.categories]
+
+
+def _ordinal_columns(X):
+    """Per column of the DataFrame X: its categories when it is ordinal (:func:`_ordinal_column`),
+    else None; None when no column is."""
+    import pandas as pd
+
+    found = [_ordinal_column(X.iloc[:, j]) if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered else None
+             for j, dtype in enumerate(X.dtypes)]
+    return found if any(c is not None for c in found) else None
+
+
+def _ordinal_options(X):
+    """``{"ordinal_features": mask}`` of a DataFrame's ordinal columns for a
+    :class:`~corset.preprocessing.PercentileBinarizer` (cut at every step of their order), or ``{}``."""
+    ordinal = _ordinal_columns(X) if _is_frame(X) else None
+    return {} if ordinal is None else {"ordinal_features": np.array([c is not None for c in ordinal])}
+
+
+def _ordinal_codes(column, categories, name):
+    """An ordinal column's values as their places in ``categories`` (0 for the first); a missing
+    value or one that is not among them raises, naming the column: no place in the order says
+    where it belongs."""
+    index = {c: i for i, c in enumerate(categories)}
+    codes = np.fromiter((_category_code(index, v) for v in column), dtype=np.float64, count=len(column))
+    bad = np.flatnonzero(codes < 0)
+    if bad.size:
+        value = column.iloc[int(bad[0])]
+        order = " < ".join(categories)
+        if is_missing(value):
+            raise ValueError(f"column {name!r} of X holds a missing value; it is ordinal ({order}) and no place "
+                             "in the order says where a missing value belongs: fill it in first")
+        raise ValueError(f"column {name!r} of X holds {str(value)!r}, which is not among its ordered categories "
+                         f"in fit ({order}): no place in the order says where it belongs")
+    return codes
+
+
+def _format_ordinal(edges, categories, inclusive=False):
+    """Names of the cuts of an ordinal column: the category at each cut's edge.
+
+    ``edges`` are the training codes next to the cuts (the binarizer's: for
+    ``x > t`` the greatest code that fails, so ``size>medium`` holds from the
+    category after medium on; for ``x >= t`` the least that holds); a cut
+    without a training code beside it falls back to the threshold, read as
+    the category below it (above it for ``>=``).
+    """
+    last = len(categories) - 1
+    place = np.ceil if inclusive else np.floor
+    return [categories[int(min(max(place(e), 0), last))] for e in np.asarray(edges, dtype=np.float64)]
+
+
 def _sparse_column_arrays(X):
     """The SparseArrays of a DataFrame of sparse columns, in column order.
 
@@ -379,6 +454,7 @@ class RawFeatures:
             return None
         zeros = "presence" if sp.issparse(values) else "include"
         options = {"nominal_features": nominal, "categories": list(categories)} if nominal.any() else {}
+        options.update(_ordinal_options(X))
         if nominal.size and nominal.all():
             percentiles = dict([next(iter(percentiles.items()))])
         return values, {name: PercentileBinarizer(percentile=p, zeros=zeros, **options)
@@ -399,6 +475,8 @@ class RawFeatures:
         self.frame_ = _is_frame(X)
         # Which columns were dates or durations (X's dtypes say it; ``converted`` does not).
         self.temporal_ = _temporal_columns(X) if self.frame_ else None
+        # Which columns were ordinal, with their categories (as _frame read them).
+        self.ordinal_ = _ordinal_columns(X) if self.frame_ else None
         if feature_names is not None:
             feature_names = [str(n) for n in feature_names]
             if _is_frame(X):
@@ -426,9 +504,13 @@ class RawFeatures:
             return Xb, list(names)
         if isinstance(binarizer, str):
             # Sparse counts (word counts): presence, and thresholds on the non-zero values.
-            self.binarizer_ = PercentileBinarizer(zeros="presence" if sp.issparse(values) else "include")
+            self.binarizer_ = PercentileBinarizer(zeros="presence" if sp.issparse(values) else "include",
+                                                  **_ordinal_options(X))
         else:
             self.binarizer_ = clone(binarizer)
+            if (isinstance(self.binarizer_, PercentileBinarizer) and self.binarizer_.ordinal_features is None
+                    and self.binarizer_.zeros == "include"):
+                self.binarizer_.set_params(**_ordinal_options(X))
         if isinstance(self.binarizer_, PercentileBinarizer) and nominal.any():
             if self.binarizer_.nominal_features is None and self.binarizer_.feature_types is None:
                 self.binarizer_.set_params(nominal_features=nominal)
@@ -437,10 +519,15 @@ class RawFeatures:
         Xb = self.binarizer_.fit_transform(values)
         if not item_names:
             return check_binary_matrix(Xb, "X"), [f"item{k}" for k in range(Xb.shape[1])]
-        if isinstance(self.binarizer_, PercentileBinarizer) and self.temporal_ is not None and any(self.temporal_):
-            # Dates and durations print as such, not as the seconds the binarizer cut.
+        formats = {}
+        if isinstance(self.binarizer_, PercentileBinarizer):
+            # Dates and durations print as such, not as the seconds the binarizer cut; ordinal
+            # columns as their categories, not as their places in the order.
             formats = {j: functools.partial(_format_temporal, kind=t[0], tz=t[1])
-                       for j, t in enumerate(self.temporal_) if t is not None}
+                       for j, t in enumerate(self.temporal_ or ()) if t is not None}
+            formats.update({j: functools.partial(_format_ordinal, categories=c, inclusive=self.binarizer_._inclusive)
+                            for j, c in enumerate(self.ordinal_ or ()) if c is not None})
+        if formats:
             out_names = [str(n) for n in self.binarizer_._output_names(
                 self.binarizer_._input_names(names), formats=formats)]
         else:
@@ -596,8 +683,12 @@ class RawFeatures:
         names = [str(c) for c in X.columns]
         if fit:
             nominal = np.array(_per_dtype(_nominal_dtype, X.dtypes), dtype=bool)
+            ordinal = _ordinal_columns(X)
+            if ordinal is not None:   # ordered categories: cut like numbers, not one-hot
+                nominal[[j for j, c in enumerate(ordinal) if c is not None]] = False
         else:
             nominal = self.nominal_
+            ordinal = getattr(self, "ordinal_", None)
             if len(names) != len(nominal):
                 raise ValueError(f"X has {len(names)} columns; the model was fitted on {len(nominal)}")
             if getattr(self, "frame_", False) and names != list(self.input_names_):
@@ -625,6 +716,10 @@ class RawFeatures:
             column = X.iloc[:, j]
             if kinds[j] is not None:
                 columns.append(_temporal_seconds(column, kinds[j], name))
+                categories.append(None)
+                continue
+            if ordinal is not None and ordinal[j] is not None:
+                columns.append(_ordinal_codes(column, ordinal[j], name))
                 categories.append(None)
                 continue
             if not nominal[j]:
@@ -673,6 +768,8 @@ class RawFeatures:
             "frame_categories": [None if c is None else list(c) for c in self.frame_categories_],
             "temporal": (None if getattr(self, "temporal_", None) is None
                          else [None if t is None else list(t) for t in self.temporal_]),
+            "ordinal": (None if getattr(self, "ordinal_", None) is None
+                        else [None if c is None else list(c) for c in self.ordinal_]),
             "binarizer": None if self.binarizer_ is None else self.binarizer_.to_dict(),
         }
 
@@ -685,6 +782,8 @@ class RawFeatures:
         features.frame_categories_ = [None if c is None else list(c) for c in d["frame_categories"]]
         temporal = d.get("temporal")   # absent: saved before date columns were read as such
         features.temporal_ = None if temporal is None else [None if t is None else tuple(t) for t in temporal]
+        ordinal = d.get("ordinal")   # absent: saved before ordered categories were cut like numbers
+        features.ordinal_ = None if ordinal is None else [None if c is None else [str(v) for v in c] for c in ordinal]
         binarizer = d.get("binarizer")
         features.binarizer_ = None if binarizer is None else PercentileBinarizer.from_dict(binarizer)
         return features
