@@ -326,28 +326,7 @@ def _read_csv(path, labels, label_names, features=None, drop_identifiers=True, l
         return X, Y, names, [str(c) for c in wanted]
     if label_names is None and drop_identifiers:
         X = _without_identifiers(path, X)
-    _check_empty_text_cells(path, X)
     return X, Y, [str(c) for c in X.columns], [str(c) for c in wanted]
-
-
-def _check_empty_text_cells(path, X):
-    """Refuse an empty cell in a text column of training data, saying where and what to write.
-
-    The estimator refuses a missing nominal value in fit (it could be a
-    category of its own, or a value lost); its advice is for Python.  A file's
-    line is that of its record when no quoted value spans lines.
-    """
-    import numpy as np
-
-    from .model._features import _nominal_dtype   # the estimator's own test of a nominal column
-
-    for c in X.columns:
-        column = X[c]
-        if _nominal_dtype(column.dtype) and column.isna().any():
-            rows = np.flatnonzero(column.isna().to_numpy())
-            more = f" and {rows.size - 1} more" if rows.size > 1 else ""
-            raise CommandError(f"{path}: column {str(c)!r} has an empty cell on line {rows[0] + 2}{more}: fill it "
-                               "in (a word such as 'missing' makes it a category of its own)")
 
 
 def _na_words_in_text(path, frame, read):

@@ -203,9 +203,11 @@ def _block_cuts(values, levels, compare):
 
 
 def _distinct_values(X, j):
-    """Sorted distinct values of column ``j`` of a dense array or canonical CSC matrix."""
+    """Sorted distinct values of column ``j`` of a dense array or canonical CSC matrix (a missing value,
+    NaN, is none of them)."""
     if not sp.issparse(X):
-        return np.unique(X[:, j])
+        seen = np.unique(X[:, j])
+        return seen[~np.isnan(seen)]
     s, e = X.indptr[j], X.indptr[j + 1]
     stored = X.data[s:e]
     if e - s < X.shape[0]:  # some rows hold an implicit zero
@@ -242,11 +244,26 @@ def _first_nonfinite(X):
     return j, "NaN" if np.isnan(values[bad]).any() else "infinity"
 
 
+def _first_infinite(X):
+    """The column of the first stored entry of X (dense, CSR or canonical CSC) that is infinite, or None."""
+    values = X.data if sp.issparse(X) else X
+    bad = np.isinf(values)
+    if not bad.any():
+        return None
+    if sp.issparse(X) and X.format == "csr":
+        return int(X.indices[np.flatnonzero(bad)[0]])
+    if sp.issparse(X):
+        return int(_entry_columns(X)[np.flatnonzero(bad)[0]])
+    return int(np.argwhere(bad)[0][1])
+
+
 def nonfinite_message(kind, name):
-    """The error for a NaN or infinite value in column ``name`` of X."""
+    """The error for a NaN (in sparse X, where a missing value is not read) or an infinite value in
+    column ``name`` of X."""
     if kind == "NaN":
-        return (f"Input X contains NaN in column {name!r}; no threshold says where a missing value "
-                "belongs: impute it first (e.g. sklearn.impute.SimpleImputer)")
+        return (f"Input X contains NaN in column {name!r} of a sparse matrix; missing values are read in dense "
+                "X only (an array or a DataFrame, where a missing value satisfies none of its column's "
+                "literals): pass X dense, or fill them in first (e.g. sklearn.impute.SimpleImputer)")
     return (f"Input X contains {kind} in column {name!r}; percentiles and thresholds need finite values: "
             "replace or clip the infinite values first (e.g. with the column's largest finite value)")
 
@@ -380,6 +397,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         columns.  With several: a list with, per input column, the sorted
         array of the thresholds kept (one or two output columns each, in
         that order), None for the ``"binary"`` and ``"one-hot"`` columns.
+    missing_counts_ : ndarray of int64, shape (``n_features_in_``,)
+        How many training records miss each column (NaN in dense X; zeros
+        for sparse X).
     categories_ : list of (ndarray or None), length ``n_features_in_``
         For each ``"one-hot"`` column, the values (as they appear in ``X``)
         that get an output column, in output order; None for other columns.
@@ -416,10 +436,19 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     (``zeros="include"``).  Pandas output of sparse data raises
     scikit-learn's usual error.
 
-    **Missing values.** NaN or infinite inputs raise a ``ValueError``, in fit
-    and transform: no percentile rule says where a missing value belongs.
-    A missing value in a DataFrame's text or categorical column raises too,
-    naming the column.
+    **Missing values.** In dense X (an array or a DataFrame), NaN is a missing
+    value, in fit and transform alike: it satisfies none of its column's
+    literals, neither ``x > t`` nor ``x <= t`` (``direction="both"``), and no
+    one-hot indicator (``None``, NaN or NaT in a text, categorical, ordinal or
+    date column likewise).  A rule that tests a column therefore never
+    matches a record where that column is missing, which is what a reader of
+    ``IF x>t`` expects; the percentiles are those of the values the column
+    holds, and ``missing_counts_`` records how many each column missed in
+    fit.  A column with missing training values is not written as a pair of
+    complementary literals (``f<=t`` is not ``NOT f>t`` there).  NaN in a
+    sparse matrix, where the unstored entries are zeros, and infinity in any
+    X raise a ``ValueError`` naming the column: no percentile says where an
+    infinite value belongs.
 
     **Text and categorical columns.** In a DataFrame, a column of dtype
     category, string or object is nominal, with no need to declare it.  Its
@@ -496,6 +525,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        # A missing value in dense X satisfies none of its column's literals.
+        tags.input_tags.allow_nan = True
         # The output is uint8 whatever the input dtype.
         tags.transformer_tags.preserves_dtype = []
         return tags
@@ -630,7 +661,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
-            Training data, without NaN or infinite values.
+            Training data, without infinite values (NaN in dense X is a
+            missing value: see Notes).
         y : None
             Ignored.
 
@@ -647,7 +679,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
-            Training data, without NaN or infinite values.
+            Training data, without infinite values (NaN in dense X is a
+            missing value: see Notes).
         y : None
             Ignored.
 
@@ -685,7 +718,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             declared[j] = self._frame_values[j]
         input_names = self._input_names(None)
 
-        # Which columns hold only 0 and 1 on the training data.
+        # Which columns hold only 0 and 1 on the training data (where they hold a value), and how
+        # many missing values (NaN, dense X only: sparse X with NaN was refused) each one holds.
+        missing = np.zeros(n_features, dtype=np.int64)
         if sparse:
             entry_col = _entry_columns(X)
             not01 = (X.data != 0) & (X.data != 1)
@@ -693,7 +728,10 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         else:
             is01 = np.empty(n_features, dtype=bool)
             for block, values in _column_blocks(X, np.arange(n_features)):
-                is01[block] = np.all((values == 0) | (values == 1), axis=0)
+                nan = np.isnan(values)
+                missing[block] = nan.sum(axis=0)
+                is01[block] = np.all((values == 0) | (values == 1) | nan, axis=0)
+        self.missing_counts_ = missing
 
         kinds = np.empty(n_features, dtype=object)
         thresholds = np.full(n_features, np.nan)
@@ -719,6 +757,10 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         else:
             for block, values in _column_blocks(X, to_cut):
                 levels = np.percentile(values, percentiles, axis=0)   # (n_percentiles, len(block))
+                for i in np.flatnonzero(missing[block]).tolist():
+                    # The percentiles of the values the column holds (a missing value is none of them).
+                    column = values[:, i]
+                    levels[:, i] = np.percentile(column[~np.isnan(column)], percentiles)
                 if not single and ordinal[block].any():
                     self._ordinal_levels(levels, values, np.flatnonzero(ordinal[block]), inclusive)
                 thresholds[block] = levels[0]
@@ -734,8 +776,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                     continue
                 for i, j in enumerate(block):
                     column = values[:, i]
-                    cuts[j], dropped[j], shown[j] = self._column_cuts(column[column != 0], n_samples, percentiles,
-                                                                      compare)
+                    # Missing values are neither zeros nor non-zero values: the column's records are those it holds.
+                    cuts[j], dropped[j], shown[j] = self._column_cuts(
+                        column[(column != 0) & ~np.isnan(column)], n_samples - int(missing[j]), percentiles, compare)
         if single:
             for j in to_cut:
                 cuts[j] = thresholds[j:j + 1]
@@ -812,6 +855,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         m = levels.shape[0]
         for i in columns.tolist():
             distinct = np.unique(values[:, i])
+            distinct = distinct[~np.isnan(distinct)]   # a missing value has no place in the order
             steps = distinct[1:] if inclusive else distinct[:-1]   # x >= the next value, or x > this one
             if 0 < steps.size <= m:
                 levels[:, i] = np.concatenate((steps, np.full(m - steps.size, steps[-1])))
@@ -885,15 +929,22 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         """The output columns of the one-hot blocks of two-valued nominal columns (sorted ids).
 
         On the training records each such column is the complement of its
-        pair's (every record holds one of the two values: a missing value is
-        refused), so a negated literal of one would repeat the other: the
-        estimator gives them none.  Fitted state only.
+        pair's (every record holds one of the two values), so a negated
+        literal of one would repeat the other: the estimator gives them none.
+        A column with missing training values is not among them (NOT
+        ``sex=F`` then also holds where the sex is missing).  Fitted state only.
         """
         check_is_fitted(self)
+        missing = self._missing_counts()
         pairs = [np.arange(self._out_start[j], self._out_start[j] + 2)
                  for j, kind in enumerate(self.feature_kinds_)
-                 if kind == KIND_ONE_HOT and len(self.categories_[j]) == 2]
+                 if kind == KIND_ONE_HOT and len(self.categories_[j]) == 2 and missing[j] == 0]
         return np.concatenate(pairs).astype(np.int64) if pairs else np.zeros(0, dtype=np.int64)
+
+    def _missing_counts(self):
+        """``missing_counts_``, or zeros for a binarizer read from an export that has none."""
+        counts = getattr(self, "missing_counts_", None)
+        return np.zeros(self.n_features_in_, dtype=np.int64) if counts is None else counts
 
     def _literal_domains(self, columns):
         """For each output column of ``columns``, the values of its input column on which it is 1.
@@ -932,7 +983,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features_in_)
-            Data without NaN or infinite values, with the columns seen in fit.
+            Data without infinite values (NaN in dense X is a missing value),
+            with the columns seen in fit.
 
         Returns
         -------
@@ -955,8 +1007,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         Categorical, or its distinct values sorted as text; they are
         remembered in ``_frame_values``.  A value is coded as its index among
         them (a column of the values ``0`` and ``1`` holds them as numbers),
-        and a value unseen in fit as -1, which sets none of the column's
-        indicators.  Anything else is returned as it is.
+        a value unseen in fit as -1 and a missing one as NaN, which set none
+        of the column's indicators.  Anything else is returned as it is.
         """
         if fit:
             self._frame_values = None
@@ -981,20 +1033,18 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 columns.append(column.to_numpy())
                 continue
             name = X.columns[j]
-            if column.isna().any():
-                raise ValueError(f"Input X contains a missing value in column {name!r}; no nominal value says "
-                                 "where it belongs: fill it in first (e.g. column.fillna('missing'))")
             text = [str(v) for v in values]
             if sorted(text) == ["0", "1"]:
                 index = {"0": 0.0, "1": 1.0}  # a 0/1 column holds its values, as elsewhere
             else:
                 index = {v: float(i) for i, v in enumerate(text)}
             if isinstance(column.dtype, pd.CategoricalDtype):
-                known = np.array([index.get(str(c), -1.0) for c in column.cat.categories] + [-1.0])
-                codes = known[column.cat.codes.to_numpy()]
+                known = np.array([index.get(str(c), -1.0) for c in column.cat.categories] + [np.nan])
+                codes = known[column.cat.codes.to_numpy()]   # code -1, a missing value: the last, NaN
             else:
                 codes = np.fromiter((index.get(str(v), -1.0) for v in column), dtype=np.float64,
                                     count=len(column))
+                codes[column.isna().to_numpy()] = np.nan
             if fit and (codes == -1).any():
                 bad = column.to_numpy()[np.flatnonzero(codes == -1)[0]]
                 raise ValueError(f"column {name!r} of X holds {bad!r}, which is not among its declared "
@@ -1021,8 +1071,13 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         return sorted({str(v) for v in column.dropna()})
 
     def _check_finite(self, X):
-        """NaN or an infinite value: one error naming the first column that holds one."""
-        found = _first_nonfinite(X)
+        """An infinite value, or NaN in sparse X: one error naming the first column that holds one.
+        (NaN in dense X is a missing value: it satisfies none of its column's literals.)"""
+        if sp.issparse(X):
+            found = _first_nonfinite(X)
+        else:
+            j = _first_infinite(X)
+            found = None if j is None else (j, "infinity")
         if found is None:
             return
         j, kind = found
@@ -1133,12 +1188,14 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         column has fewer: never above), so the work is a few array
         operations per block, not a few per column.
         """
+        below = np.less if self._inclusive else np.less_equal
         for r, has, thresholds in self._cut_ranks(block, np.inf):
             above = compare(values, thresholds)[:, has]
             columns = start[block[has]] + self._per_cut * r
             out[:, columns] = above
             if self._per_cut == 2:
-                out[:, columns + 1] = ~above
+                # Its own comparison, not ~above: a missing value (NaN) satisfies neither literal.
+                out[:, columns + 1] = below(values[:, has], thresholds[has])
 
     @staticmethod
     def _sparse_literal(X, j, literal):
@@ -1322,6 +1379,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             "categories": [None if c is None else floats(c) for c in self.categories_],
             "value_names": [v if v is None or isinstance(v, str) else list(v) for v in self._value_names],
             "positive_rate": floats(self.positive_rate_),
+            "missing_counts": [int(v) for v in self._missing_counts()],
             "frame_values": (None if getattr(self, "_frame_values", None) is None
                              else [None if v is None else list(v) for v in self._frame_values]),
         }
@@ -1361,6 +1419,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             b._out_start = np.concatenate(([0], np.cumsum(widths))).astype(np.int64)
             b.n_features_out_ = int(b._out_start[-1])
             b.positive_rate_ = np.asarray(d["positive_rate"], dtype=np.float64)
+            # Absent: exported before missing values were read (none then).
+            b.missing_counts_ = np.asarray(d.get("missing_counts", [0] * b.n_features_in_), dtype=np.int64)
             frame_values = d.get("frame_values")
             b._frame_values = None if frame_values is None else [None if v is None else [str(x) for x in v]
                                                                  for v in frame_values]

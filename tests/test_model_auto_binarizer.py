@@ -112,9 +112,12 @@ def test_few_records_take_the_papers_single_cut_and_bad_values_keep_their_messag
     X, Y = numeric_data(0, n=20)
     model = CorsetClassifier(random_state=0, n_rules=5).fit(X, Y)
     assert model.binarizer_scores_ is None and model.features_.binarizer_.percentile == 90
-    X[3, 2] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    X[3, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity in column 'x2'"):
         CorsetClassifier(random_state=0).fit(X, Y)
+    X[3, 2] = np.nan   # a missing value: the few records still take the single cut
+    model = CorsetClassifier(random_state=0, n_rules=5).fit(X, Y)
+    assert model.binarizer_scores_ is None and model.features_.binarizer_.missing_counts_[2] == 1
 
 
 def test_the_choice_does_not_depend_on_n_jobs(threaded_searches):

@@ -175,10 +175,15 @@ def test_an_ordinal_value_without_a_place_in_the_order_is_refused_by_name():
     with pytest.raises(ValueError, match=r"column 'size' of X holds 'XXL', which is not among its ordered "
                                          r"categories in fit \(XS < S < M < L < XL\)"):
         model.predict(unseen)
+    # A missing value has no place in the order: it satisfies none of the column's literals.
     missing = X.copy()
     missing.loc[0, "size"] = np.nan
-    with pytest.raises(ValueError, match="column 'size' of X holds a missing value; it is ordinal"):
-        CorsetClassifier(random_state=0).fit(missing, Y)
+    model = CorsetClassifier(random_state=0).fit(missing, Y)
+    size = list(missing.columns).index("size")
+    assert model.features_.binarizer_.missing_counts_[size] == 1
+    items = model.features_.transform(missing.iloc[:1])
+    names = model.feature_names_
+    assert not any(items[0, j] for j, n in enumerate(names) if n.startswith("size"))
 
 
 def test_numbers_written_as_text_are_warned_about():
@@ -434,11 +439,13 @@ def test_labels_given_as_text_get_the_conversion_named(Y, positive):
             CorsetClassifier().fit(X, pd.DataFrame(Y, columns=["a", "b", "c"]).astype("category"))
 
 
-def test_nan_in_x_names_the_column():
+def test_nan_in_dense_x_is_missing_and_in_sparse_x_names_the_column():
     X = np.random.RandomState(0).rand(20, 3)
     X[4, 2] = np.nan
-    with pytest.raises(ValueError, match="NaN in column 'x2'"):
-        CorsetClassifier().fit(X, np.eye(20, 2, dtype=int))
+    model = CorsetClassifier(random_state=0).fit(X, np.eye(20, 2, dtype=int))
+    assert model.features_.binarizer_.missing_counts_.tolist() == [0, 0, 1]
+    with pytest.raises(ValueError, match="NaN in column 'x2' of a sparse matrix"):
+        CorsetClassifier().fit(sp.csr_array(X), np.eye(20, 2, dtype=int))
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -508,10 +515,12 @@ def test_sparse_frame_reads_as_its_scipy_matrix():
     frame["c2"] = pd.arrays.SparseArray(dense[:, 2], fill_value=1.0)
     values, _, _, _ = RawFeatures.numeric(frame)
     np.testing.assert_array_equal(np.asarray(values.toarray() if sp.issparse(values) else values), dense)
-    # NaN as the fill value: the NaNs reach the binarizer, which names them.
+    # NaN as the fill value: the frame is read dense, and its NaNs are missing values.
     frame["c2"] = pd.arrays.SparseArray(np.where(dense[:, 2] == 1.0, np.nan, dense[:, 2]))
-    with pytest.raises(ValueError, match="NaN|nan|missing|finite"):
-        CorsetClassifier(random_state=0).fit(frame, (dense[:, :2] > 0).astype(int))
+    values, _, _, _ = RawFeatures.numeric(frame)
+    assert not sp.issparse(values) and np.isnan(values[:, 2]).sum() == (dense[:, 2] == 1.0).sum() > 0
+    model = CorsetClassifier(random_state=0).fit(frame, (dense[:, :2] > 0).astype(int))
+    assert model.features_.binarizer_.missing_counts_[2] == (dense[:, 2] == 1.0).sum()
 
 
 @pytest.mark.parametrize("private", ["as is", "missing", "raises", "not sparse"])
@@ -553,44 +562,48 @@ def test_dtype_tests_run_once_per_dtype_object():
     assert len(calls) == 5   # the shared object once, each other object once
 
 
-@pytest.mark.parametrize("bad", [np.nan, np.inf])
-def test_a_value_that_is_not_finite_is_named_by_its_column(bad):
-    """The error names the column as the user knows it: a DataFrame's column, or feature_names'."""
+def test_a_value_that_is_not_finite_is_named_by_its_column():
+    """The error names the column as the user knows it: a DataFrame's column, or feature_names'.
+    Infinity is refused in any X, NaN only in sparse X (in dense X it is a missing value)."""
     pd = pytest.importorskip("pandas")
     rng = np.random.RandomState(0)
     X = rng.uniform(size=(40, 3))
-    X[5, 1] = bad
     Y = (rng.uniform(size=(40, 2)) > 0.5).astype(int)
-    kind = "NaN" if np.isnan(bad) else "infinity"
-    advice = "impute it first" if np.isnan(bad) else "replace or clip the infinite values"
-    with pytest.raises(ValueError, match=f"{kind} in column 'tempo'.*{advice}"):
-        CorsetClassifier(random_state=0).fit(X, Y, feature_names=["loudness", "tempo", "pitch"])
-    with pytest.raises(ValueError, match=f"{kind} in column 'tempo'"):
-        CorsetClassifier(random_state=0).fit(pd.DataFrame(X, columns=["loudness", "tempo", "pitch"]), Y)
-    with pytest.raises(ValueError, match=f"{kind} in column 'tempo'"):
-        frame = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(X), columns=["loudness", "tempo", "pitch"])
-        CorsetClassifier(random_state=0).fit(frame, Y)
+    columns = ["loudness", "tempo", "pitch"]
+    for bad, kind, sparse_only in [(np.inf, "infinity", False), (np.nan, "NaN", True)]:
+        X_bad = X.copy()
+        X_bad[5, 1] = bad
+        if not sparse_only:
+            with pytest.raises(ValueError, match=f"{kind} in column 'tempo'.*replace or clip the infinite"):
+                CorsetClassifier(random_state=0).fit(X_bad, Y, feature_names=columns)
+            with pytest.raises(ValueError, match=f"{kind} in column 'tempo'"):
+                CorsetClassifier(random_state=0).fit(pd.DataFrame(X_bad, columns=columns), Y)
+        with pytest.raises(ValueError, match=f"{kind} in column 'tempo'"):
+            frame = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(X_bad), columns=columns)
+            CorsetClassifier(random_state=0).fit(frame, Y)
+        with pytest.raises(ValueError, match=f"{kind} in column 'tempo'"):
+            CorsetClassifier(random_state=0).fit(sp.csr_array(X_bad), Y, feature_names=columns)
 
 
-@pytest.mark.parametrize("bad", [np.nan, np.inf])
-def test_a_value_that_is_not_finite_at_predict_is_named_by_its_column(bad):
+def test_a_value_that_is_not_finite_at_predict_is_named_by_its_column():
     """At predict too the column is named as in fit (the binarizer itself only saw numbers)."""
     pd = pytest.importorskip("pandas")
     rng = np.random.RandomState(0)
     X = rng.uniform(size=(40, 3))
     Y = (rng.uniform(size=(40, 2)) > 0.5).astype(int)
-    kind = "NaN" if np.isnan(bad) else "infinity"
     X_new = X.copy()
-    X_new[7, 2] = bad
-    model = CorsetClassifier(random_state=0).fit(X, Y, feature_names=["loudness", "tempo", "pitch"])
-    with pytest.raises(ValueError, match=f"{kind} in column 'pitch'"):
-        model.predict(X_new)
+    X_new[7, 2] = np.inf
     columns = ["loudness", "tempo", "pitch"]
+    model = CorsetClassifier(random_state=0).fit(X, Y, feature_names=columns)
+    with pytest.raises(ValueError, match="infinity in column 'pitch'"):
+        model.predict(X_new)
+    with pytest.raises(ValueError, match="NaN in column 'pitch' of a sparse matrix"):
+        model.predict(sp.csr_array(np.where(np.isinf(X_new), np.nan, X_new)))
     model = CorsetClassifier(random_state=0).fit(pd.DataFrame(X, columns=columns), Y)
-    with pytest.raises(ValueError, match=f"{kind} in column 'pitch'"):
+    with pytest.raises(ValueError, match="infinity in column 'pitch'"):
         model.predict(pd.DataFrame(X_new, columns=columns))
     model = CorsetClassifier(random_state=0).fit(X, Y)
-    with pytest.raises(ValueError, match=f"{kind} in column 'x2'"):
+    with pytest.raises(ValueError, match="infinity in column 'x2'"):
         model.predict_proba(X_new)
 
 
@@ -675,13 +688,16 @@ def test_date_and_duration_columns_print_as_such_at_any_resolution():
     assert again.feature_names_ == model.feature_names_
 
 
-def test_date_columns_refuse_missing_values_and_numbers_in_their_place():
+def test_date_columns_read_missing_values_and_refuse_numbers_in_their_place():
     pd = pytest.importorskip("pandas")
     X, Y = _dated_frame(pd)
     holes = X.copy()
     holes.loc[3, "signup"] = pd.NaT
-    with pytest.raises(ValueError, match="column 'signup' of X holds a missing date"):
-        CorsetClassifier(random_state=0).fit(holes, Y)
+    model = CorsetClassifier(random_state=0, binarizer=PercentileBinarizer(n_quantiles=4)).fit(holes, Y)
+    signup = list(X.columns).index("signup")
+    assert model.features_.binarizer_.missing_counts_[signup] == 1
+    items = model.features_.transform(holes.iloc[3:4])
+    assert not any(items[0, j] for j, n in enumerate(model.feature_names_) if n.startswith("signup"))
     model = CorsetClassifier(random_state=0, binarizer=PercentileBinarizer()).fit(X, Y)
     with pytest.raises(ValueError, match="column 'tenure' of X held durations in fit; it holds neither"):
         model.predict(X.assign(tenure=X["tenure"].dt.days))
@@ -810,9 +826,10 @@ def test_object_columns_of_numbers_or_dates_are_cut_as_numbers_or_dates(kind):
     again = CorsetClassifier.from_json(model.to_json())
     assert np.array_equal(model.predict(X), again.predict(X))
     assert f1_score(Y, model.predict(X), average="micro") > 0.8
+    # None among the objects is a missing value, as NaN is among floats.
     X.loc[3, "temp"] = None
-    with pytest.raises(ValueError, match="NaN in column 'temp'" if kind not in ("date", "datetime") else "temp"):
-        CorsetClassifier(random_state=0).fit(X, Y)
+    model = CorsetClassifier(random_state=0).fit(X, Y)
+    assert model.features_.binarizer_.missing_counts_.tolist() == [1, 0]
 
 
 def test_object_columns_of_mixed_values_stay_nominal():

@@ -311,14 +311,17 @@ def _literal_meanings(binarizer, features):
         return None
     features = sorted(set(int(f) for f in features))
     meanings = {}
+    missing = binarizer._missing_counts()
     for f, domain in zip(features, binarizer._literal_domains(features)):
         if domain is None:
             continue
         if domain[0] == "cut":
             _, j, lower, upper = domain
             meanings[f] = domain
-            # NOT (x > t) is x <= t and NOT (x <= t) is x > t (>= and < alike with inclusive cuts).
-            meanings[("not", f)] = ("cut", j, -np.inf, lower) if upper == np.inf else ("cut", j, upper, np.inf)
+            # NOT (x > t) is x <= t and NOT (x <= t) is x > t (>= and < alike with inclusive cuts),
+            # unless x is missing on some training records: NOT (x > t) holds there too, x <= t does not.
+            if missing[j] == 0:
+                meanings[("not", f)] = ("cut", j, -np.inf, lower) if upper == np.inf else ("cut", j, upper, np.inf)
         else:
             meanings[f] = ("eq",) + domain[1:]
             meanings[("not", f)] = ("ne",) + domain[1:]
@@ -1500,7 +1503,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             Raw features: numeric (continuous, counts, 0/1), or in a
             DataFrame also nominal (string or categorical columns), dates,
             durations and ordinal (ordered categorical columns).  They
-            are binarized as ``binarizer`` says.
+            are binarized as ``binarizer`` says.  A missing value (NaN,
+            None, NaT in dense X) satisfies none of its column's items;
+            infinity, and NaN in a sparse matrix, are refused.
         Y : array-like, sparse matrix or DataFrame of shape (n_samples, n_labels), or 1-D binary y
             A 0/1 indicator matrix (a list of label lists must go through
             :class:`sklearn.preprocessing.MultiLabelBinarizer` first).
@@ -2047,13 +2052,18 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         areas, gains = np.asarray(result.areas).tolist(), np.asarray(result.gains, dtype=np.float64).tolist()
         features, labels = self.feature_names_, self.label_names_
         rules = []
+        # A negated literal of a column with missing values also holds where the value is missing:
+        # its name in parentheses prints as NOT (x>t), not as the opposite comparison x<=t.
+        gaps = self.features_.missing_items() if hasattr(self, "features_") else None
+        negated_name = ((lambda f: features[f]) if gaps is None else
+                        (lambda f: f"({features[f]})" if gaps[f] else features[f]))
         for i, (literals, tail) in enumerate(result.rules):
             head, negated = self._split_literals(literals)
             rules.append(Rule(
                 head=head, tail=tuple(int(k) for k in tail),
                 head_names=tuple(features[f] for f in head),
                 tail_names=tuple(labels[k] for k in tail),
-                negated=negated, negated_names=tuple(features[f] for f in negated),
+                negated=negated, negated_names=tuple(negated_name(f) for f in negated),
                 support=support[i], n_matched=matched[i],
                 precision=precision[i], base_rate=base_rate[i], adjusted_accuracy=accuracy[i],
                 uncovered_area=areas[i] if i < len(areas) else 0,
@@ -2526,6 +2536,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_label = True
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = True
+        # A missing value in dense raw X satisfies none of its column's literals.
+        tags.input_tags.allow_nan = not (isinstance(self.binarizer, str) and self.binarizer == "passthrough")
         # A few dozen rules on binary features do not reach the accuracy
         # thresholds scikit-learn's common checks set for generic classifiers
         # on their (continuous, binarized) toy data.

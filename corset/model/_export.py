@@ -33,8 +33,13 @@ def negated_text(name):
     ``Flux>0.012`` becomes ``Flux<=0.012``, ``Flux>=0.012`` becomes
     ``Flux<0.012`` and ``location=17`` becomes ``location!=17`` (the names
     :class:`~corset.preprocessing.PercentileBinarizer` gives its columns);
-    any other name ``f`` becomes ``NOT f``.
+    any other name ``f`` becomes ``NOT f``, and so does a name in
+    parentheses, which the estimator gives the negated literals of a column
+    with missing training values (``NOT (Flux>0.012)`` also holds where Flux
+    is missing; ``Flux<=0.012`` does not).
     """
+    if name.startswith("(") and name.endswith(")"):
+        return f"NOT {name}"
     match = _THRESHOLD.match(name)
     if match:
         return f"{match['name']}{_NEGATED_OPERATOR[match['op']]}{match['value']}"

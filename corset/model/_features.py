@@ -43,7 +43,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from .._validation import check_binary_matrix, check_unique_names, counted, is_missing
-from ..preprocessing import PercentileBinarizer, _first_nonfinite, nonfinite_message
+from ..preprocessing import PercentileBinarizer, _first_infinite, _first_nonfinite, nonfinite_message
 
 __all__ = ["RawFeatures"]
 
@@ -80,8 +80,8 @@ def typed_object_columns(X, fitted=None):
     becomes float64 when it holds more than ``NUMBER_TEXT_MIN_VALUES``
     distinct values (a quantity; a few codes such as 0, 1, 2 stay categories,
     as numbers written as text do), and one whose every present value is a
-    date becomes datetime64; a missing value becomes NaN or NaT, refused by
-    name later.  Booleans, strings and mixed columns are left as they are.  At
+    date becomes datetime64; a missing value becomes NaN or NaT (which
+    satisfies none of the column's cuts).  Booleans, strings and mixed columns are left as they are.  At
     predict, ``fitted`` (the fit's :class:`RawFeatures`) says which columns
     were read so: those are converted whatever values they hold now.  Anything
     but a DataFrame is returned as it is; the caller's DataFrame is never
@@ -172,14 +172,14 @@ def _temporal_columns(X):
 
 def _temporal_seconds(column, kind, name):
     """A datetime column as seconds since 1970-01-01 UTC (naive times read as UTC), a timedelta
-    column as seconds, whatever the column's resolution; a missing value (NaT) raises."""
+    column as seconds, whatever the column's resolution; a missing value (NaT) as NaN, which
+    satisfies none of the column's cuts."""
     if kind == "datetime" and getattr(column.dt, "tz", None) is not None:
         column = column.dt.tz_convert("UTC").dt.tz_localize(None)
     ticks = column.to_numpy(dtype="datetime64[ns]" if kind == "datetime" else "timedelta64[ns]")
-    if np.isnat(ticks).any():
-        raise ValueError(f"column {name!r} of X holds a missing {'date' if kind == 'datetime' else 'duration'} "
-                         "(NaT); no threshold says where it belongs: fill it in first")
-    return ticks.astype(np.int64) / 1e9
+    seconds = ticks.astype(np.int64) / 1e9
+    seconds[np.isnat(ticks)] = np.nan
+    return seconds
 
 
 def _format_temporal(seconds, kind, tz=None):
@@ -273,18 +273,16 @@ def _ordinal_options(X):
 
 
 def _ordinal_codes(column, categories, name):
-    """An ordinal column's values as their places in ``categories`` (0 for the first); a missing
-    value or one that is not among them raises, naming the column: no place in the order says
-    where it belongs."""
+    """An ordinal column's values as their places in ``categories`` (0 for the first), a missing
+    value as NaN (it satisfies none of the column's cuts); a value that is not among them raises,
+    naming the column: no place in the order says where it belongs."""
     index = {c: i for i, c in enumerate(categories)}
     codes = np.fromiter((_category_code(index, v) for v in column), dtype=np.float64, count=len(column))
+    codes[column.isna().to_numpy()] = np.nan
     bad = np.flatnonzero(codes < 0)
     if bad.size:
         value = column.iloc[int(bad[0])]
         order = " < ".join(categories)
-        if is_missing(value):
-            raise ValueError(f"column {name!r} of X holds a missing value; it is ordinal ({order}) and no place "
-                             "in the order says where a missing value belongs: fill it in first")
         raise ValueError(f"column {name!r} of X holds {str(value)!r}, which is not among its ordered categories "
                          f"in fit ({order}): no place in the order says where it belongs")
     return codes
@@ -542,6 +540,15 @@ class RawFeatures:
             return self.binarizer_._paired_columns()
         return np.zeros(0, dtype=np.int64)
 
+    def missing_items(self):
+        """Per binary item, is its input column missing on some training records (then NOT of the
+        item also holds there, and is not the opposite comparison); None when no column is."""
+        binarizer = getattr(self, "binarizer_", None)
+        if not isinstance(binarizer, PercentileBinarizer):
+            return None
+        gaps = binarizer._missing_counts() > 0
+        return np.repeat(gaps, np.diff(binarizer._out_start)) if gaps.any() else None
+
     def transform(self, X):
         """Binarize new raw records the way ``fit_transform`` did."""
         values, names, _, _ = self._numeric(X, fit=False)
@@ -630,12 +637,18 @@ class RawFeatures:
 
     @staticmethod
     def check_finite(converted, feature_names=None):
-        """Raise for NaN or infinity in X's numbers (:meth:`numeric`'s output), naming X's column.
+        """Raise for infinity in X's numbers (:meth:`numeric`'s output), or NaN in sparse X, naming
+        X's column.  (NaN in dense X is a missing value, which satisfies none of its column's
+        literals: :class:`~corset.preprocessing.PercentileBinarizer`.)
 
         The name is the column's in ``feature_names`` when given (one per column), else X's own.
         """
         values, names = converted[0], converted[1]
-        found = _first_nonfinite(values)
+        if sp.issparse(values):
+            found = _first_nonfinite(values)
+        else:
+            j = _first_infinite(values)
+            found = None if j is None else (j, "infinity")
         if found is not None:
             if feature_names is not None and len(feature_names) == len(names):
                 names = [str(n) for n in feature_names]
@@ -712,6 +725,10 @@ class RawFeatures:
                     raise ValueError(f"column {name!r} of X held {said[was]} in fit; it holds "
                                      f"{said[kinds[j]]} (dtype {X.dtypes.iloc[j]}) now")
         columns, categories, unknown = [], [], []
+        if not fit:
+            binarizer = getattr(self, "binarizer_", None)
+            missing_in_fit = (binarizer._missing_counts() if isinstance(binarizer, PercentileBinarizer)
+                              else np.zeros(len(names), dtype=np.int64))
         for j, name in enumerate(names):
             column = X.iloc[:, j]
             if kinds[j] is not None:
@@ -737,16 +754,18 @@ class RawFeatures:
                     cats = [str(c) for c in column.cat.categories]
                 else:
                     cats = sorted({str(v) for v in column.dropna()})
-                if column.isna().any():
-                    raise ValueError(f"column {name!r} of X holds a missing value; fill it in first (a missing "
-                                     "nominal value could be its own category, e.g. column.fillna('missing'))")
             else:
                 cats = self.frame_categories_[j]
             index = {c: i for i, c in enumerate(cats)}
-            # A value unseen in fit (or missing) is coded -1: no indicator of the column is set.
+            # A value unseen in fit is coded -1, a missing one NaN: no indicator of the column is set.
             codes = np.fromiter((_category_code(index, v) for v in column), dtype=np.float64, count=len(column))
-            if not fit and (codes < 0).any():
-                unknown.append((name, column[codes < 0]))
+            gaps = column.isna().to_numpy()
+            codes[gaps] = np.nan
+            if not fit:
+                # Said: values fit never saw, and missing values where fit saw none in the column.
+                said = (codes < 0) | (gaps & (missing_in_fit[j] == 0))
+                if said.any():
+                    unknown.append((name, column[said]))
             columns.append(codes)
             categories.append(cats)
         if unknown:

@@ -63,7 +63,10 @@ class Rule:
         that contains every feature of ``head`` and none of ``negated``.
         Empty for CORSET's rules of positive literals.
     negated_names : tuple of str
-        The negated features' names (without the "NOT").
+        The negated features' names (without the "NOT"); in parentheses when
+        the feature's input column is missing on some training records:
+        ``NOT (x>5)`` then also holds where x is missing, so it is not
+        printed as the opposite comparison ``x<=5``.
 
     The head H of the paper is the set of literals ``head`` and ``NOT f`` for f
     in ``negated``; ``support`` and the other statistics are measured on it.
