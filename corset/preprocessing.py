@@ -244,17 +244,14 @@ def _first_nonfinite(X):
     return j, "NaN" if np.isnan(values[bad]).any() else "infinity"
 
 
-def _first_infinite(X):
-    """The column of the first stored entry of X (dense, CSR or canonical CSC) that is infinite, or None."""
-    values = X.data if sp.issparse(X) else X
-    bad = np.isinf(values)
-    if not bad.any():
-        return None
-    if sp.issparse(X) and X.format == "csr":
-        return int(X.indices[np.flatnonzero(bad)[0]])
+def _first_refused(X):
+    """``(column, "NaN" or "infinity")`` of the first value X may not hold, or None: infinity, or NaN
+    in a sparse matrix (NaN in dense X is a missing value, which satisfies none of its column's
+    literals)."""
     if sp.issparse(X):
-        return int(_entry_columns(X)[np.flatnonzero(bad)[0]])
-    return int(np.argwhere(bad)[0][1])
+        return _first_nonfinite(X)
+    bad = np.argwhere(np.isinf(X))
+    return (int(bad[0][1]), "infinity") if bad.size else None
 
 
 def nonfinite_message(kind, name):
@@ -942,7 +939,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         return np.concatenate(pairs).astype(np.int64) if pairs else np.zeros(0, dtype=np.int64)
 
     def _missing_counts(self):
-        """``missing_counts_``, or zeros for a binarizer read from an export that has none."""
+        """``missing_counts_``, or zeros for a binarizer pickled before missing values were read."""
         counts = getattr(self, "missing_counts_", None)
         return np.zeros(self.n_features_in_, dtype=np.int64) if counts is None else counts
 
@@ -1073,11 +1070,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     def _check_finite(self, X):
         """An infinite value, or NaN in sparse X: one error naming the first column that holds one.
         (NaN in dense X is a missing value: it satisfies none of its column's literals.)"""
-        if sp.issparse(X):
-            found = _first_nonfinite(X)
-        else:
-            j = _first_infinite(X)
-            found = None if j is None else (j, "infinity")
+        found = _first_refused(X)
         if found is None:
             return
         j, kind = found

@@ -43,7 +43,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from .._validation import check_binary_matrix, check_unique_names, counted, is_missing
-from ..preprocessing import PercentileBinarizer, _first_infinite, _first_nonfinite, nonfinite_message
+from ..preprocessing import PercentileBinarizer, _first_refused, nonfinite_message
 
 __all__ = ["RawFeatures"]
 
@@ -540,14 +540,19 @@ class RawFeatures:
             return self.binarizer_._paired_columns()
         return np.zeros(0, dtype=np.int64)
 
+    def _missing_in_fit(self):
+        """How many training records miss each input column (the binarizer's count), or None when
+        X was binary or binarized by another transformer."""
+        binarizer = getattr(self, "binarizer_", None)
+        return binarizer._missing_counts() if isinstance(binarizer, PercentileBinarizer) else None
+
     def missing_items(self):
         """Per binary item, is its input column missing on some training records (then NOT of the
         item also holds there, and is not the opposite comparison); None when no column is."""
-        binarizer = getattr(self, "binarizer_", None)
-        if not isinstance(binarizer, PercentileBinarizer):
+        counts = self._missing_in_fit()
+        if counts is None or not counts.any():
             return None
-        gaps = binarizer._missing_counts() > 0
-        return np.repeat(gaps, np.diff(binarizer._out_start)) if gaps.any() else None
+        return np.repeat(counts > 0, np.diff(self.binarizer_._out_start))
 
     def transform(self, X):
         """Binarize new raw records the way ``fit_transform`` did."""
@@ -644,11 +649,7 @@ class RawFeatures:
         The name is the column's in ``feature_names`` when given (one per column), else X's own.
         """
         values, names = converted[0], converted[1]
-        if sp.issparse(values):
-            found = _first_nonfinite(values)
-        else:
-            j = _first_infinite(values)
-            found = None if j is None else (j, "infinity")
+        found = _first_refused(values)
         if found is not None:
             if feature_names is not None and len(feature_names) == len(names):
                 names = [str(n) for n in feature_names]
@@ -726,9 +727,9 @@ class RawFeatures:
                                      f"{said[kinds[j]]} (dtype {X.dtypes.iloc[j]}) now")
         columns, categories, unknown = [], [], []
         if not fit:
-            binarizer = getattr(self, "binarizer_", None)
-            missing_in_fit = (binarizer._missing_counts() if isinstance(binarizer, PercentileBinarizer)
-                              else np.zeros(len(names), dtype=np.int64))
+            missing_in_fit = self._missing_in_fit()
+            if missing_in_fit is None:
+                missing_in_fit = np.zeros(len(names), dtype=np.int64)
         for j, name in enumerate(names):
             column = X.iloc[:, j]
             if kinds[j] is not None:
