@@ -116,6 +116,41 @@ def test_compiled_rounds_equal_the_numpy_rounds(seed):
         np.testing.assert_array_equal(a, b)   # the caller's arrays are not modified
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_many_rounds_over_a_large_label_space_equal_the_numpy_rounds(seed):
+    """Hundreds of labels, each on a few percent of the records, and a rule list that predicts
+    little: the default tail takes many of them, round after round, as the first prefixes of the
+    internal validation do on a large label space.  The compiled rounds leave a label out of
+    later scans once its score falls below the current micro-F1; they must take the same labels
+    in the same order, with the same floats, as the numpy rounds that scan every label."""
+    from corset.selection._default import default_tail_from_counts
+
+    rng = np.random.RandomState(seed)
+    n, n_labels = int(rng.randint(100, 400)), int(rng.randint(200, 500))
+    count = np.maximum(1, (n * rng.uniform(0.002, 0.12, n_labels))).astype(np.int64)
+    tp = (count * rng.uniform(0, 0.3, n_labels) * (rng.rand(n_labels) < 0.2)).astype(np.int64)
+    fp = ((n - count) * rng.uniform(0, 0.02, n_labels)).astype(np.int64)
+    if seed % 3 == 0:   # repeated labels: exact ties between ids, among many rounds
+        count, tp, fp = (np.tile(a[:40], n_labels // 40) for a in (count, tp, fp))
+    tail, score = default_tail_from_counts(count, tp, fp, n)
+    assert (tail, score) == numpy_rounds(count, tp, fp, n)
+    assert len(tail) >= 10   # many rounds: the case the live labels are for
+
+
+def test_rounds_past_exact_doubles_scan_every_label():
+    """With more (record, label) cells than 2**50 the rounds scan every label (their fallback),
+    and give the numpy rounds' labels and float."""
+    from corset.selection._default import default_tail_from_counts
+
+    rng = np.random.RandomState(0)
+    n_labels = 50
+    n = 2 ** 50 // n_labels + 1
+    count = rng.randint(1, 10 ** 6, n_labels).astype(np.int64)
+    tp = (count * rng.uniform(0, 0.5, n_labels)).astype(np.int64)
+    fp = rng.randint(0, 10 ** 6, n_labels).astype(np.int64)
+    assert default_tail_from_counts(count, tp, fp, n) == numpy_rounds(count, tp, fp, n)
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_rows_of_rounds_equal_the_rounds_row_by_row(seed):
     """``default_tail_rows`` (every prefix of a rule list in one call) gives each row the tail and

@@ -33,7 +33,7 @@ import numpy as np
 
 # scipy.special.rel_entr's own C function: the very doubles of the ufunc that
 # corset.selection.adjusted_accuracy calls (a libm x·log(x/y) differs from it in the last bit).
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 from scipy.special.cython_special cimport rel_entr
 
 from corset._ext._intersect cimport (GALLOP_RATIO, common_bits, gallop, intersect_count_ptr, intersect_into_ptr, popcount64, support_into_ptr,
@@ -1058,24 +1058,92 @@ cdef inline double _micro_f1(int64_t tp, int64_t fp, int64_t fn) noexcept nogil:
     return <double>(2 * tp) / <double>denominator
 
 
+# Below this many (record, label) cells every count of a default tail's rounds, and twice it,
+# is an exact double: each score is then the correctly rounded quotient of two exact integers.
+cdef double EXACT_CELLS = 2.0 ** 50
+
+
 cdef double _default_tail_core(const int64_t* count, int64_t* tp, int64_t* fp, Py_ssize_t n_labels,
                                int64_t n_records, uint8_t* chosen) noexcept nogil:
-    # The rounds of default_tail_greedy on one row of counts (documented there).
-    cdef Py_ssize_t k, best
+    # The rounds of default_tail_greedy on one row of counts (documented there).  A round scans
+    # only the labels still "live": a label whose score falls below the current micro-F1 can never
+    # be taken later, so it leaves the scan.  Its score is below the current one exactly when its
+    # precision over all records, (count - tp) / (n_records - tp - fp) of what it would add, is
+    # below half the current micro-F1, and the current micro-F1 only rises from round to round,
+    # with the label's own counts fixed until it is taken.  The scores are correctly rounded
+    # quotients of exact integers (EXACT_CELLS), so a computed score below the computed current
+    # one is below it exactly too; and a label whose score is not above the current one is never
+    # the label a round takes.  So the rounds take the same labels, in the same order, with the
+    # same floats as a scan of every label; on a large label space with few rules (the first
+    # prefixes of the internal validation) there are hundreds of rounds, most over few labels.
+    cdef Py_ssize_t k, j, m, best, n_live = 0
     cdef int64_t TP = 0, FP = 0, FN = 0, d_tp, d_fp
     cdef double current, score, best_score
+    cdef index_t* live = NULL
     for k in range(n_labels):
         TP += tp[k]
         FP += fp[k]
         FN += count[k] - tp[k]
     current = _micro_f1(TP, FP, FN)
+    if <double> n_records * <double> n_labels < EXACT_CELLS:
+        live = <index_t*> malloc(n_labels * sizeof(index_t))
+    if live == NULL:   # no memory (or counts past exact doubles): every round scans every label
+        return _default_tail_scan(count, tp, fp, n_labels, n_records, chosen, TP, FP, FN, current)
+    for k in range(n_labels):
+        if not chosen[k]:
+            live[n_live] = k
+            n_live += 1
+    while n_live > 0:
+        best = -1
+        best_score = 0.0
+        m = 0
+        for j in range(n_live):
+            k = live[j]
+            # The label's false negatives become true positives; its negatives, false positives.
+            d_tp = count[k] - tp[k]
+            d_fp = (n_records - count[k]) - fp[k]
+            score = _micro_f1(TP + d_tp, FP + d_fp, FN - d_tp)
+            if best < 0 or score > best_score:
+                best = k
+                best_score = score
+            if not score < current:
+                live[m] = k   # in increasing label order: ties still go to the smallest id
+                m += 1
+        n_live = m
+        if best < 0 or not best_score > current:
+            break
+        chosen[best] = 1
+        d_tp = count[best] - tp[best]
+        d_fp = (n_records - count[best]) - fp[best]
+        TP += d_tp
+        FP += d_fp
+        FN -= d_tp
+        tp[best] = count[best]
+        fp[best] = n_records - count[best]
+        current = best_score
+        m = 0
+        for j in range(n_live):
+            if live[j] != best:
+                live[m] = live[j]
+                m += 1
+        n_live = m
+    free(live)
+    return current
+
+
+cdef double _default_tail_scan(const int64_t* count, int64_t* tp, int64_t* fp, Py_ssize_t n_labels,
+                               int64_t n_records, uint8_t* chosen, int64_t TP, int64_t FP, int64_t FN,
+                               double current) noexcept nogil:
+    # The rounds of _default_tail_core, each a scan of every label not taken (its fallback).
+    cdef Py_ssize_t k, best
+    cdef int64_t d_tp, d_fp
+    cdef double score, best_score
     while True:
         best = -1
         best_score = 0.0
         for k in range(n_labels):
             if chosen[k]:
                 continue
-            # The label's false negatives become true positives; its negatives, false positives.
             d_tp = count[k] - tp[k]
             d_fp = (n_records - count[k]) - fp[k]
             score = _micro_f1(TP + d_tp, FP + d_fp, FN - d_tp)
@@ -1105,9 +1173,13 @@ def default_tail_greedy(const int64_t[::1] count, int64_t[::1] tp, int64_t[::1] 
     negative; the label whose change gives the highest micro-F1 (the
     smallest id among equal ones) is taken while it raises micro-F1.  Taken
     labels get ``chosen[k] = 1`` and their ``tp``, ``fp`` updated in place.
-    Each round is one pass over the labels, as the numpy rounds of
-    :func:`corset.selection.default_tail_from_counts` were, with the same
-    arithmetic (each score a quotient of two doubles holding exact integers).
+    The labels and the float are those of the numpy rounds that
+    :func:`corset.selection.default_tail_from_counts` made, one pass over
+    every label per round, with the same arithmetic (each score a quotient
+    of two doubles holding exact integers); a round here passes only over
+    the labels that can still be taken (a label's score is the mediant of
+    the current micro-F1 and twice its precision over all records, so once
+    below the current micro-F1 it stays below).
     """
     cdef Py_ssize_t n_labels = count.shape[0]
     cdef double current
