@@ -67,10 +67,11 @@ def main(argv=None):
         for ordered in (True, False):
             X, Y = garments(seed, args.n_train + n_test, ordered)
             model = CorsetClassifier(random_state=seed).fit(X.iloc[:args.n_train], Y[:args.n_train])
-            f1 = f1_score(Y[args.n_train:], model.predict(X.iloc[args.n_train:]), average="micro")
+            predicted = model.predict(X.iloc[args.n_train:])
+            f1 = f1_score(Y[args.n_train:], predicted, average="micro")
             means[ordered].append((f1, len(model.rules_)))
             row.append(f"{f1:.3f} ({len(model.rules_)})")
-            per_label = f1_score(Y[args.n_train:], model.predict(X.iloc[args.n_train:]), average=None)
+            per_label = f1_score(Y[args.n_train:], predicted, average=None)
             labels.append(" ".join(f"{v:.3f}" for v in per_label))
         print(f"{seed:4d}  {row[0]:>18}  {row[1]:>20}  {labels[0]} | {labels[1]}")
     summary = [f"{np.mean([f for f, _ in means[o]]):.3f} ({np.mean([r for _, r in means[o]]):.1f})"

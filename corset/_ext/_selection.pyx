@@ -1088,17 +1088,20 @@ cdef double _default_tail_core(const int64_t* count, int64_t* tp, int64_t* fp, P
     if <double> n_records * <double> n_labels < EXACT_CELLS:
         live = <index_t*> malloc(n_labels * sizeof(index_t))
     if live == NULL:   # no memory (or counts past exact doubles): every round scans every label
-        return _default_tail_scan(count, tp, fp, n_labels, n_records, chosen, TP, FP, FN, current)
-    for k in range(n_labels):
-        if not chosen[k]:
-            live[n_live] = k
-            n_live += 1
+        n_live = n_labels
+    else:
+        for k in range(n_labels):
+            if not chosen[k]:
+                live[n_live] = k
+                n_live += 1
     while n_live > 0:
         best = -1
         best_score = 0.0
         m = 0
         for j in range(n_live):
-            k = live[j]
+            k = live[j] if live != NULL else j
+            if chosen[k]:
+                continue
             # The label's false negatives become true positives; its negatives, false positives.
             d_tp = count[k] - tp[k]
             d_fp = (n_records - count[k]) - fp[k]
@@ -1106,13 +1109,14 @@ cdef double _default_tail_core(const int64_t* count, int64_t* tp, int64_t* fp, P
             if best < 0 or score > best_score:
                 best = k
                 best_score = score
-            if not score < current:
+            if live != NULL and not score < current:
                 live[m] = k   # in increasing label order: ties still go to the smallest id
                 m += 1
-        n_live = m
+        if live != NULL:
+            n_live = m
         if best < 0 or not best_score > current:
             break
-        chosen[best] = 1
+        chosen[best] = 1   # a live label taken is skipped by the chosen test from now on
         d_tp = count[best] - tp[best]
         d_fp = (n_records - count[best]) - fp[best]
         TP += d_tp
@@ -1121,46 +1125,7 @@ cdef double _default_tail_core(const int64_t* count, int64_t* tp, int64_t* fp, P
         tp[best] = count[best]
         fp[best] = n_records - count[best]
         current = best_score
-        m = 0
-        for j in range(n_live):
-            if live[j] != best:
-                live[m] = live[j]
-                m += 1
-        n_live = m
     free(live)
-    return current
-
-
-cdef double _default_tail_scan(const int64_t* count, int64_t* tp, int64_t* fp, Py_ssize_t n_labels,
-                               int64_t n_records, uint8_t* chosen, int64_t TP, int64_t FP, int64_t FN,
-                               double current) noexcept nogil:
-    # The rounds of _default_tail_core, each a scan of every label not taken (its fallback).
-    cdef Py_ssize_t k, best
-    cdef int64_t d_tp, d_fp
-    cdef double score, best_score
-    while True:
-        best = -1
-        best_score = 0.0
-        for k in range(n_labels):
-            if chosen[k]:
-                continue
-            d_tp = count[k] - tp[k]
-            d_fp = (n_records - count[k]) - fp[k]
-            score = _micro_f1(TP + d_tp, FP + d_fp, FN - d_tp)
-            if best < 0 or score > best_score:
-                best = k
-                best_score = score
-        if best < 0 or not best_score > current:
-            break
-        chosen[best] = 1
-        d_tp = count[best] - tp[best]
-        d_fp = (n_records - count[best]) - fp[best]
-        TP += d_tp
-        FP += d_fp
-        FN -= d_tp
-        tp[best] = count[best]
-        fp[best] = n_records - count[best]
-        current = best_score
     return current
 
 
