@@ -169,6 +169,44 @@ def _shown_cuts(levels, below, above, inclusive):
     return out, edge
 
 
+class _ShownCuts:
+    """Per input column, ``{threshold: (shortest, edge)}`` (:func:`_shown_map`), or None.
+
+    A column's entry is set as that map, or as ``(chunk, i)``: row i of the
+    arrays ``(levels, short, edge, distinct)`` of a chunk of columns cut
+    together (:meth:`PercentileBinarizer._presence_cuts`), whose map is made
+    when it is read, from the row's distinct levels.  Indexing and iteration
+    give maps, as a list of them would.
+    """
+
+    def __init__(self, n_columns):
+        self._entries = [None] * n_columns
+        self._chunks = []
+
+    def add_chunk(self, levels, short, edge, distinct):
+        """Keep a chunk's arrays (rows: its columns); returns its id for ``(chunk, i)`` entries."""
+        self._chunks.append((levels, short, edge, distinct))
+        return len(self._chunks) - 1
+
+    def __len__(self):
+        return len(self._entries)
+
+    def __setitem__(self, j, entry):
+        self._entries[j] = entry
+
+    def __getitem__(self, j):
+        entry = self._entries[j]
+        if not isinstance(entry, tuple):
+            return entry
+        chunk, i = entry
+        levels, short, edge, distinct = self._chunks[chunk]
+        new = distinct[i]
+        return _shown_map(levels[i][new], short[i][new], edge[i][new])
+
+    def __iter__(self):
+        return (self[j] for j in range(len(self)))
+
+
 def _shown_map(levels, short, edge):
     """``{threshold: (shortest, edge)}`` of one column's thresholds (:func:`_shown_cuts`), as floats."""
     return dict(zip(levels.tolist(), zip(short.tolist(), edge.tolist())))
@@ -747,7 +785,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         cuts = [None] * n_features
         dropped = [None] * n_features
         # Per cut column, {threshold: (its shortest, its edge)} for its name (_shown_cuts).
-        shown = [None] * n_features
+        shown = _ShownCuts(n_features)
         if sparse and self.zeros == "presence":
             # Percentiles of the non-zero values need no zero, so no densification.
             self._presence_cuts(X, to_cut, n_samples, percentiles, compare, cuts, dropped, shown)
@@ -838,11 +876,22 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         constant = (self.positive_rate_ == 0) | (self.positive_rate_ == 1)
         # Only the names of the columns with a constant output are written (usually a few of them).
         columns = np.unique(np.searchsorted(self._out_start, np.flatnonzero(constant), side="right") - 1)
-        outputs = np.concatenate([np.arange(self._out_start[j], self._out_start[j + 1]) for j in columns]
-                                 + [np.zeros(0, dtype=np.int64)])
+        # Their output columns, in order (the input column of each output column is found by a repeat).
+        owner = np.repeat(np.arange(n_features), np.diff(self._out_start))
+        outputs = np.flatnonzero(np.isin(owner, columns))
         self.constant_features_ = self._output_names(input_names, columns)[constant[outputs]]
-        self.dropped_features_ = self._dropped_names(input_names)
         return Xt
+
+    @property
+    def dropped_features_(self):
+        """Names of the literals left out as constant on the training data (see the class docstring).
+
+        Written when asked for, not by fit: with several thresholds on word
+        counts nearly every column has one, and naming them all was a third
+        of the fit.
+        """
+        check_is_fitted(self)
+        return self._dropped_names(self._input_names(None))
 
     @staticmethod
     def _ordinal_levels(levels, values, columns, inclusive):
@@ -872,8 +921,14 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         values = X.data[nonzero]   # column by column, as stored
         offsets = np.concatenate(([0], np.cumsum(counts)))
         columns = np.asarray(columns, dtype=np.int64)
-        for n in np.unique(counts[columns]).tolist():
-            group = columns[counts[columns] == n]
+        if columns.size == 0:
+            return
+        # The columns by their number of values (each group in column order), found by one sort.
+        by_count = columns[np.argsort(counts[columns], kind="stable")]
+        sizes = counts[by_count]
+        ends = np.append(np.flatnonzero(sizes[1:] != sizes[:-1]) + 1, sizes.size).tolist()
+        for start, end in zip([0] + ends[:-1], ends):
+            group, n = by_count[start:end], int(sizes[start])
             if n == 0:
                 for j in group.tolist():
                     cuts[j], dropped[j], shown[j] = self._column_cuts(values[:0], n_samples, percentiles, compare)
@@ -892,13 +947,19 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 distinct = np.ones(levels.shape, dtype=bool)
                 distinct[:, 1:] = levels[:, 1:] != levels[:, :-1]
                 constant = (holding.T == 0) | (holding.T == n_samples)
-                # As Python lists once for the chunk: a dict per column from numpy rows costs more.
-                texts = zip(levels.tolist(), short.tolist(), edge.tolist(), distinct.tolist())
-                for i, (j, (row, row_short, row_edge, row_distinct)) in enumerate(zip(rows.tolist(), texts)):
-                    kept = distinct[i]
-                    cuts[j] = levels[i][kept & ~constant[i]]
-                    dropped[j] = levels[i][kept & constant[i]]
-                    shown[j] = {t: (v, e) for t, v, e, new in zip(row, row_short, row_edge, row_distinct) if new}
+                # The chunk's kept and dropped thresholds split row by row from one array each, and the
+                # numbers of their names kept as the chunk's arrays (_ShownCuts makes a column's map when
+                # its name is asked for): tens of thousands of word-count columns, and a fold fit names
+                # none of them.
+                kept, gone = distinct & ~constant, distinct & constant
+                kept_levels, gone_levels = levels[kept], levels[gone]   # row after row
+                kept_end, gone_end = np.cumsum(kept.sum(axis=1)).tolist(), np.cumsum(gone.sum(axis=1)).tolist()
+                chunk = shown.add_chunk(levels, short, edge, distinct)
+                k = g = 0
+                for i, (j, k_end, g_end) in enumerate(zip(rows.tolist(), kept_end, gone_end)):
+                    cuts[j], dropped[j] = kept_levels[k:k_end], gone_levels[g:g_end]
+                    shown[j] = (chunk, i)
+                    k, g = k_end, g_end
 
     def _column_cuts(self, values, n_samples, percentiles, compare):
         """``(kept, dropped, shown)`` thresholds of one numeric column with ``zeros="presence"``, several
@@ -934,8 +995,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         missing = self._missing_counts()
         pairs = [np.arange(self._out_start[j], self._out_start[j] + 2)
-                 for j, kind in enumerate(self.feature_kinds_)
-                 if kind == KIND_ONE_HOT and len(self.categories_[j]) == 2 and missing[j] == 0]
+                 for j in np.flatnonzero(self.feature_kinds_ == KIND_ONE_HOT).tolist()
+                 if len(self.categories_[j]) == 2 and missing[j] == 0]
         return np.concatenate(pairs).astype(np.int64) if pairs else np.zeros(0, dtype=np.int64)
 
     def _missing_counts(self):
@@ -1166,10 +1227,15 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         columns with an r-th cut and ``thresholds`` each column's r-th cut (``missing`` where it has none)."""
         cuts = [self._cuts[j] for j in columns]
         n_cuts = np.fromiter((c.size for c in cuts), dtype=np.int64, count=len(cuts))
-        for r in range(int(n_cuts.max()) if n_cuts.size else 0):
+        if not n_cuts.any():
+            return
+        # Every column's cuts in one array: the r-th cut of column i at first[i] + r.
+        every = np.concatenate(cuts)
+        first = np.concatenate(([0], np.cumsum(n_cuts)[:-1]))
+        for r in range(int(n_cuts.max())):
             has = np.flatnonzero(n_cuts > r)
             thresholds = np.full(len(cuts), missing, dtype=np.float64)
-            thresholds[has] = [cuts[i][r] for i in has]
+            thresholds[has] = every[first[has] + r]
             yield r, has, thresholds
 
     def _write_block_cuts(self, out, start, block, values, compare):
@@ -1424,5 +1490,4 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             raise ValueError("not a PercentileBinarizer dict: its per-column lists differ in length")
         constant = (b.positive_rate_ == 0) | (b.positive_rate_ == 1)
         b.constant_features_ = b._output_names(b._input_names(None))[constant]
-        b.dropped_features_ = b._dropped_names(b._input_names(None))
         return b

@@ -153,3 +153,26 @@ def test_nominal_data_fit_one_binarizer_candidate(monkeypatch):
     forced = CorsetClassifier(random_state=0, n_rules=15, binarizer=PercentileBinarizer()).fit(X, Y)
     assert [(r.head, r.tail) for r in model.rules_] == [(r.head, r.tail) for r in forced.rules_]
     assert str(model.rules_[0]).startswith("IF PS")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_final_fit_takes_over_the_chosen_cuts_as_a_refit_would_make_them(seed, sparse):
+    """The choice of cuts fits each candidate on all of X; the final fit keeps the winner's fit
+    instead of refitting it: the same thresholds, names and items as a fresh fit of that binarizer."""
+    import scipy.sparse as sp
+    from sklearn.base import clone
+
+    X, Y = numeric_data(seed)
+    if sparse:
+        X = sp.csr_array(np.where(X > 0, np.round(X * 3), 0.0))   # counts: zeros are absence
+    model = CorsetClassifier(random_state=seed, n_rules=10, n_tails=10, n_heads_per_tail=5).fit(X, Y)
+    taken = model.features_.binarizer_
+    chosen = [name for name, p in AUTO_BINARIZER_PERCENTILES.items()
+              if tuple(np.atleast_1d(p)) == tuple(np.atleast_1d(taken.percentile))]
+    assert chosen and set(model.binarizer_scores_) == set(AUTO_BINARIZER_PERCENTILES)
+    fresh = clone(taken).fit(X)
+    assert taken is not fresh and taken.to_dict() == fresh.to_dict()
+    assert model.feature_names_ == fresh.get_feature_names_out().tolist()
+    dense = lambda M: M.toarray() if sp.issparse(M) else np.asarray(M)   # noqa: E731
+    np.testing.assert_array_equal(dense(model.features_.transform(X)), dense(fresh.transform(X)))

@@ -1,4 +1,5 @@
 """Tests of corset.preprocessing.PercentileBinarizer (the paper's percentile binarization)."""
+import pickle
 import re
 import tracemalloc
 import warnings
@@ -793,6 +794,12 @@ def test_presence_cuts_of_many_sparse_columns_equal_the_column_by_column_ones(se
         if a is not None:
             np.testing.assert_array_equal(a, b)
     assert sparse.get_feature_names_out().tolist() == dense.get_feature_names_out().tolist()
+    # The numbers the names print, made from the sparse chunks when read, and the dropped names.
+    assert sparse.to_dict()["shown"] == dense.to_dict()["shown"]
+    assert sparse.dropped_features_.tolist() == dense.dropped_features_.tolist()
+    again = pickle.loads(pickle.dumps(sparse))
+    assert again.get_feature_names_out().tolist() == dense.get_feature_names_out().tolist()
+    assert again.dropped_features_.tolist() == dense.dropped_features_.tolist()
     X_test = sp.random(n, d, density=0.3, random_state=rng, format="csr", data_rvs=lambda k: rng.normal(0.5, 1, k))
     np.testing.assert_array_equal(sparse.transform(X_test).toarray(), dense.transform(X_test.toarray()))
 

@@ -1569,7 +1569,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             negations = self._dense_labels(Yb)
         gamma = self._first_gamma()   # "auto": the ladder's first; the folds may climb it below
         choose_gamma = self.gh_gamma == "auto" and params["head_sampler"] == "gh"
-        fold_X = None
+        fold_X = fitted = None   # fitted: the chosen cuts' binarizer, fitted on all of X by their choice
         converted = RawFeatures.numeric(X)   # once: the choice of cuts and the binarization both read it
         RawFeatures.check_finite(converted, feature_names)
         number_text = RawFeatures.number_text_columns(X) if item_names else []
@@ -1584,7 +1584,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(binarizer, str) and binarizer == "auto":
             auto = RawFeatures.auto_candidates(X, AUTO_BINARIZER_PERCENTILES, converted=converted)
             if auto is not None:   # numeric X: the cuts are a choice, made by cross-validation
-                binarizer, negations, curves = self._cross_validated_binarizer(*auto, Yb, negations)
+                binarizer, negations, curves, fitted = self._cross_validated_binarizer(*auto, Yb, negations)
                 fold_X = auto[0]
         # Binary X: negations="auto" is a choice made on folds, as with the cuts of numeric X.
         choose_negations = self.negations == "auto" and isinstance(binarizer, str) and curves is None
@@ -1616,7 +1616,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
              self.support_scores_) = _validated_support(curves, _support_grid(params["min_support"]))
         self.features_ = RawFeatures(binarizer)
         Xb, self.feature_names_ = self.features_.fit_transform(X, feature_names, converted=converted,
-                                                                item_names=item_names)
+                                                                item_names=item_names, fitted=fitted)
         self.n_items_ = Xb.shape[1]
         if Xb.shape[0] != Yb.shape[0]:
             raise ValueError(f"X and Y have different numbers of samples: {Xb.shape[0]} and {Yb.shape[0]}")
@@ -1634,7 +1634,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         data = BinaryData._checked_with_negations(Xb, Yb, self.negated_features_, name=f"negations={self.negations!r}")
         # From here the selection reads the layer only: X's numbers and, with negated literals,
         # the plain binary X (which the layer does not hold) need not stay through it.
-        Xb = converted = auto = fold_X = None
+        Xb = converted = auto = fold_X = fitted = None
         rng = check_random_state(self.random_state)
         # Each sampler's options come from the registry entry it was registered with.
         from ..sampling import HEAD_METHODS, TAIL_SPACES
@@ -1747,7 +1747,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _cross_validated_binarizer(self, X, candidates, Yb, negations):
-        """``(binarizer, negations, folds)``: the cuts, and with ``negations="auto"`` the negated literals, by CV.
+        """``(binarizer, negations, folds, fitted)``: the cuts, and with ``negations="auto"`` the negated literals, by CV.
 
         ``AUTO_BINARIZER_FOLDS``-fold cross-validation on the training data
         (shuffled folds), each fold fitted with this estimator's parameters
@@ -1766,14 +1766,16 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         nothing is validated: the first candidate and the first guess (folds
         None).  Sets ``binarizer_scores_`` and ``negations_scores_``; the
         folds returned are the winner's prefix counts (see
-        :meth:`_fold_curves`), which ``validated_stop`` reuses.
+        :meth:`_fold_curves`), which ``validated_stop`` reuses; ``fitted`` is
+        the chosen binarizer's clone fitted on all of X, which the final fit
+        takes over (its cuts are those a refit would find).
         """
         first = next(iter(candidates))
         # Each candidate fitted once on all of X: a bad value gets the binarizer's own message, and
         # its items' positive rates say whether negated literals fit AUTO_NEGATION_MAX_ENTRIES.
         fitted = {name: clone(c).fit(X) for name, c in candidates.items()}
         if Yb.shape[0] < AUTO_BINARIZER_MIN_RECORDS:
-            return candidates[first], negations, None
+            return candidates[first], negations, None, fitted[first]
         n = X.shape[0]   # the records the rates are shares of
         allowed = {name: self.negations != "auto"
                    or _negation_occurrences(np.rint(b.positive_rate_ * n), n) <= AUTO_NEGATION_MAX_ENTRIES
@@ -1796,7 +1798,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         elif self.negations == "auto":
             negations, folds = self._challenge_negations(
                 X, negations, dict(binarizer=candidates[best], negations=not negations), folds, Yb)
-        return candidates[best], bool(negations), folds
+        return candidates[best], bool(negations), folds, fitted[best]
 
     def _challenge_negations(self, X, negations, candidate, first, Yb):
         """``(negations, folds)``: the other choice of negated literals (``candidate``, the fold fits'

@@ -459,7 +459,7 @@ class RawFeatures:
                         for name, p in percentiles.items()}
 
     # -- fit ------------------------------------------------------------------
-    def fit_transform(self, X, feature_names=None, converted=None, item_names=True):
+    def fit_transform(self, X, feature_names=None, converted=None, item_names=True, fitted=None):
         """Fit on raw ``X``; return ``(binary CSR or array, item names)``.
 
         ``feature_names`` names the columns of an array or sparse X;
@@ -468,6 +468,9 @@ class RawFeatures:
         a second to convert).  ``item_names=False``: the binarizer's items
         are named ``item0``, ``item1``... (for models that are only scored:
         a hundred thousand readable names take a tenth of a second).
+        ``fitted``: a clone of ``binarizer`` (a transformer) already fitted
+        on X's numbers, as this fit would fit it (the estimator's choice of
+        cuts fits each candidate on all of X): taken over, not refitted.
         """
         values, names, nominal, categories = converted if converted is not None else self.numeric(X)
         self.frame_ = _is_frame(X)
@@ -514,7 +517,11 @@ class RawFeatures:
                 self.binarizer_.set_params(nominal_features=nominal)
             if self.binarizer_.categories is None:
                 self.binarizer_.set_params(categories=[c if c is not None else None for c in categories])
-        Xb = self.binarizer_.fit_transform(values)
+        if fitted is not None:
+            self.binarizer_ = fitted
+            Xb = fitted.transform(values)
+        else:
+            Xb = self.binarizer_.fit_transform(values)
         if not item_names:
             return check_binary_matrix(Xb, "X"), [f"item{k}" for k in range(Xb.shape[1])]
         formats = {}

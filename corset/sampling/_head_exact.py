@@ -225,7 +225,11 @@ class HeadSampler(HeadMethodSampler):
         self._mutation = _mutation
         self._cache = new_tail_cache()
         self.last_stats_ = None
-        n_max = data.n_features
+        # Heads are drawn inside a record's features, so W_n is read for n up to the widest record
+        # (a record's size, or that of two records' common features), not up to |F|: the exact
+        # table costs O(n^2) bit operations, seconds for 10^5 items with unbounded heads.
+        widths = np.asarray(data.record_n_features)
+        n_max = int(widths.max()) if widths.size else 0
         self._log_w = log_head_counts(n_max, self.min_head_length, self.max_head_length)
         self._log_factorial = log_factorials(max(n_max, 1))
         self._feature_indptr = data.record_features.indptr
@@ -239,7 +243,7 @@ class HeadSampler(HeadMethodSampler):
         self._scaled_rows = [None] * (n_max + 1)
         self._feature_bits = None
         self._gap = None
-        self._n_words = max(1, -(-n_max // 64))
+        self._n_words = max(1, -(-data.n_features // 64))   # a record's features as a bitset of |F| bits
         self._use_bits = data.n_records * self._n_words * 8 <= _BITSET_BYTES
 
     def _gap_table(self):
