@@ -250,7 +250,8 @@ def _distinct_values(X, j):
     stored = X.data[s:e]
     if e - s < X.shape[0]:  # some rows hold an implicit zero
         stored = np.concatenate((stored, [0.0]))
-    return np.unique(stored)
+    seen = np.unique(stored)
+    return seen[~np.isnan(seen)]   # a stored NaN is a missing value, as in dense X
 
 
 def _canonical_csc(X):
@@ -266,39 +267,21 @@ def _entry_columns(Xc):
     return np.repeat(np.arange(Xc.shape[1]), np.diff(Xc.indptr))
 
 
-def _first_nonfinite(X):
-    """``(column, "NaN" or "infinity")`` of the first stored entry of X (dense, CSR or canonical CSC) that is
-    not finite, or None."""
-    values = X.data if sp.issparse(X) else X
-    bad = ~np.isfinite(values)
-    if not bad.any():
-        return None
-    if sp.issparse(X) and X.format == "csr":
-        j = int(X.indices[np.flatnonzero(bad)[0]])
-    elif sp.issparse(X):   # canonical CSC, as the binarizer holds it
-        j = int(_entry_columns(X)[np.flatnonzero(bad)[0]])
-    else:
-        j = int(np.argwhere(bad)[0][1])
-    return j, "NaN" if np.isnan(values[bad]).any() else "infinity"
-
-
 def _first_refused(X):
-    """``(column, "NaN" or "infinity")`` of the first value X may not hold, or None: infinity, or NaN
-    in a sparse matrix (NaN in dense X is a missing value, which satisfies none of its column's
-    literals)."""
-    if sp.issparse(X):
-        return _first_nonfinite(X)
-    bad = np.argwhere(np.isinf(X))
-    return (int(bad[0][1]), "infinity") if bad.size else None
+    """``(column, "infinity")`` of the first value X may not hold, or None: infinity (NaN, dense or
+    stored in a sparse matrix, is a missing value, which satisfies none of its column's literals)."""
+    if not sp.issparse(X):
+        bad = np.argwhere(np.isinf(X))
+        return (int(bad[0][1]), "infinity") if bad.size else None
+    bad = np.flatnonzero(np.isinf(X.data))
+    if not bad.size:
+        return None
+    # CSR, or canonical CSC as the binarizer holds it.
+    return int(X.indices[bad[0]] if X.format == "csr" else _entry_columns(X)[bad[0]]), "infinity"
 
 
 def nonfinite_message(kind, name):
-    """The error for a NaN (in sparse X, where a missing value is not read) or an infinite value in
-    column ``name`` of X."""
-    if kind == "NaN":
-        return (f"Input X contains NaN in column {name!r} of a sparse matrix; missing values are read in dense "
-                "X only (an array or a DataFrame, where a missing value satisfies none of its column's "
-                "literals): pass X dense, or fill them in first (e.g. sklearn.impute.SimpleImputer)")
+    """The error for an infinite value (``kind``, "infinity") in column ``name`` of X."""
     return (f"Input X contains {kind} in column {name!r}; percentiles and thresholds need finite values: "
             "replace or clip the infinite values first (e.g. with the column's largest finite value)")
 
@@ -433,8 +416,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         array of the thresholds kept (one or two output columns each, in
         that order), None for the ``"binary"`` and ``"one-hot"`` columns.
     missing_counts_ : ndarray of int64, shape (``n_features_in_``,)
-        How many training records miss each column (NaN in dense X; zeros
-        for sparse X).
+        How many training records miss each column (NaN, in dense X or
+        stored in a sparse matrix).
     categories_ : list of (ndarray or None), length ``n_features_in_``
         For each ``"one-hot"`` column, the values (as they appear in ``X``)
         that get an output column, in output order; None for other columns.
@@ -480,10 +463,11 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
     ``IF x>t`` expects; the percentiles are those of the values the column
     holds, and ``missing_counts_`` records how many each column missed in
     fit.  A column with missing training values is not written as a pair of
-    complementary literals (``f<=t`` is not ``NOT f>t`` there).  NaN in a
-    sparse matrix, where the unstored entries are zeros, and infinity in any
-    X raise a ``ValueError`` naming the column: no percentile says where an
-    infinite value belongs.
+    complementary literals (``f<=t`` is not ``NOT f>t`` there).  In a sparse
+    matrix a stored NaN is a missing value in the same way, and the entries
+    not stored are zeros (``X.toarray()`` gives the same cuts and items).
+    Infinity in any X raises a ``ValueError`` naming the column: no
+    percentile says where an infinite value belongs.
 
     **Text and categorical columns.** In a DataFrame, a column of dtype
     category, string or object is nominal, with no need to declare it.  Its
@@ -696,8 +680,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
-            Training data, without infinite values (NaN in dense X is a
-            missing value: see Notes).
+            Training data, without infinite values (NaN is a missing
+            value: see Notes).
         y : None
             Ignored.
 
@@ -714,8 +698,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
-            Training data, without infinite values (NaN in dense X is a
-            missing value: see Notes).
+            Training data, without infinite values (NaN is a missing
+            value: see Notes).
         y : None
             Ignored.
 
@@ -754,11 +738,13 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         input_names = self._input_names(None)
 
         # Which columns hold only 0 and 1 on the training data (where they hold a value), and how
-        # many missing values (NaN, dense X only: sparse X with NaN was refused) each one holds.
+        # many missing values (NaN; in sparse X, stored ones) each one holds.
         missing = np.zeros(n_features, dtype=np.int64)
         if sparse:
             entry_col = _entry_columns(X)
-            not01 = (X.data != 0) & (X.data != 1)
+            nan = np.isnan(X.data)
+            missing = np.bincount(entry_col[nan], minlength=n_features).astype(np.int64)
+            not01 = (X.data != 0) & (X.data != 1) & ~nan
             is01 = np.bincount(entry_col[not01], minlength=n_features) == 0
         else:
             is01 = np.empty(n_features, dtype=bool)
@@ -788,7 +774,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         shown = _ShownCuts(n_features)
         if sparse and self.zeros == "presence":
             # Percentiles of the non-zero values need no zero, so no densification.
-            self._presence_cuts(X, to_cut, n_samples, percentiles, compare, cuts, dropped, shown)
+            self._presence_cuts(X, to_cut, n_samples, missing, percentiles, compare, cuts, dropped, shown)
         else:
             for block, values in _column_blocks(X, to_cut):
                 levels = np.percentile(values, percentiles, axis=0)   # (n_percentiles, len(block))
@@ -906,32 +892,36 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             if 0 < steps.size <= m:
                 levels[:, i] = np.concatenate((steps, np.full(m - steps.size, steps[-1])))
 
-    def _presence_cuts(self, X, columns, n_samples, percentiles, compare, cuts, dropped, shown):
+    def _presence_cuts(self, X, columns, n_samples, missing, percentiles, compare, cuts, dropped, shown):
         """:meth:`_column_cuts` of the non-zero values of sparse ``columns`` (canonical CSC), into cuts,
         dropped and shown (the numbers the names print, :func:`_shown_map`).
 
-        Columns with the same number n of non-zero values are done together:
-        their values as the rows of an array, one ``np.percentile`` along
-        them (the numbers of one call per column, bit for bit), ties and
-        constant thresholds found row-wise.  Word counts over tens of
-        thousands of columns fall into a few such groups.
+        Columns with the same number n of non-zero values and the same
+        number of missing ones (``missing``: stored NaN, which are neither)
+        are done together: their values as the rows of an array, one
+        ``np.percentile`` along them (the numbers of one call per column, bit
+        for bit), ties and constant thresholds found row-wise.  Word counts
+        over tens of thousands of columns fall into a few such groups.
         """
-        nonzero = X.data != 0
+        nonzero = (X.data != 0) & ~np.isnan(X.data)
         counts = np.bincount(_entry_columns(X)[nonzero], minlength=X.shape[1])
         values = X.data[nonzero]   # column by column, as stored
         offsets = np.concatenate(([0], np.cumsum(counts)))
         columns = np.asarray(columns, dtype=np.int64)
         if columns.size == 0:
             return
-        # The columns by their number of values (each group in column order), found by one sort.
-        by_count = columns[np.argsort(counts[columns], kind="stable")]
-        sizes = counts[by_count]
+        # The columns by their numbers of values and of missing ones (each group in column order),
+        # found by one sort; a group's columns hold a value on `held` records.
+        key = counts[columns] * np.int64(n_samples + 1) + missing[columns]
+        order = np.argsort(key, kind="stable")
+        by_count, sizes = columns[order], key[order]
         ends = np.append(np.flatnonzero(sizes[1:] != sizes[:-1]) + 1, sizes.size).tolist()
         for start, end in zip([0] + ends[:-1], ends):
-            group, n = by_count[start:end], int(sizes[start])
+            group = by_count[start:end]
+            n, held = int(counts[group[0]]), n_samples - int(missing[group[0]])
             if n == 0:
                 for j in group.tolist():
-                    cuts[j], dropped[j], shown[j] = self._column_cuts(values[:0], n_samples, percentiles, compare)
+                    cuts[j], dropped[j], shown[j] = self._column_cuts(values[:0], held, percentiles, compare)
                 continue
             # Rows of at most about 2^22 comparisons at a time.
             step = max(1, (1 << 22) // (n * (len(percentiles) + 1)))
@@ -939,14 +929,14 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                 rows = group[first:first + step]
                 V = values[offsets[rows][:, None] + np.arange(n)]
                 levels = np.percentile(V, percentiles, axis=1).T.reshape(rows.size, -1)
-                if n < n_samples:
+                if n < held:
                     levels = np.concatenate((np.zeros((rows.size, 1)), levels), axis=1)
                 levels = np.sort(levels, axis=1)
-                below, above, holding = _neighbours(V.T, levels.T, compare, n_zeros=n_samples - n)
+                below, above, holding = _neighbours(V.T, levels.T, compare, n_zeros=held - n)
                 short, edge = (a.T for a in _shown_cuts(levels.T, below, above, compare is np.greater_equal))
                 distinct = np.ones(levels.shape, dtype=bool)
                 distinct[:, 1:] = levels[:, 1:] != levels[:, :-1]
-                constant = (holding.T == 0) | (holding.T == n_samples)
+                constant = (holding.T == 0) | (holding.T == held)
                 # The chunk's kept and dropped thresholds split row by row from one array each, and the
                 # numbers of their names kept as the chunk's arrays (_ShownCuts makes a column's map when
                 # its name is asked for): tens of thousands of word-count columns, and a fold fit names
@@ -1041,7 +1031,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features_in_)
-            Data without infinite values (NaN in dense X is a missing value),
+            Data without infinite values (NaN is a missing value),
             with the columns seen in fit.
 
         Returns
@@ -1129,8 +1119,8 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         return sorted({str(v) for v in column.dropna()})
 
     def _check_finite(self, X):
-        """An infinite value, or NaN in sparse X: one error naming the first column that holds one.
-        (NaN in dense X is a missing value: it satisfies none of its column's literals.)"""
+        """An infinite value: one error naming the first column that holds one.  (NaN, dense or
+        stored in a sparse matrix, is a missing value: it satisfies none of its column's literals.)"""
         found = _first_refused(X)
         if found is None:
             return
@@ -1190,6 +1180,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             literals = []
             cut_columns = np.flatnonzero(cut)
             in_cut = cut[entry_col]
+            known = ~np.isnan(X.data)   # a stored NaN is missing: it satisfies neither x>t nor x<=t
             threshold = np.zeros(kinds.size)   # each input column's threshold of the current rank
             for r, has, thresholds in self._cut_ranks(cut_columns, 0.0):
                 threshold[cut_columns] = thresholds
@@ -1200,7 +1191,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
                     false_at_zero[ranked] = compare(0.0, threshold[ranked]) == negated
                     for j in ranked[~false_at_zero[ranked]]:
                         literals.append((j, start[j] + self._per_cut * r + negated, threshold[j], negated))
-                    entries = np.flatnonzero(in_cut & false_at_zero[entry_col])
+                    entries = np.flatnonzero(in_cut & false_at_zero[entry_col] & known)
                     hit = entries[compare(X.data[entries], threshold[entry_col[entries]]) != negated]
                     rows.append(X.indices[hit])
                     cols.append(start[entry_col[hit]] + self._per_cut * r + negated)
@@ -1266,7 +1257,7 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         """
         s, e = X.indptr[j], X.indptr[j + 1]
         rows, values = X.indices[s:e], X.data[s:e]
-        passed = literal(values)
+        passed = literal(values) & ~np.isnan(values)   # a missing value (NaN) passes no literal
         if not literal(np.zeros(1))[0]:
             return rows[passed].astype(np.int64)
         hit = np.ones(X.shape[0], dtype=bool)

@@ -106,13 +106,29 @@ def test_all_missing_and_binary_with_holes_columns_are_binary():
     np.testing.assert_array_equal(np.asarray(b.transform(X))[:, :2], [[0, 1], [0, 0], [0, 0], [0, 1]])
 
 
-def test_sparse_nan_and_infinity_are_refused():
+@pytest.mark.parametrize("kwargs", [{}, dict(percentile=(10, 50, 90), direction="both"),
+                                    dict(nominal_features=[2]), dict(zeros="presence", nominal_features=[2]),
+                                    dict(zeros="presence"), dict(zeros="presence", percentile=(25, 75),
+                                                                 direction="both", inclusive=True)])
+def test_sparse_nan_is_missing_as_in_dense_x(kwargs):
+    """A NaN stored in a sparse matrix is the dense array's missing value: the same cuts, counts,
+    names and items, in fit and transform (the entries not stored are zeros)."""
     X = _holes(0)
-    with pytest.raises(ValueError, match="NaN in column 'x0' of a sparse matrix"):
-        PercentileBinarizer().fit(sp.csr_array(np.nan_to_num(X, nan=0.0) + np.eye(*X.shape) * np.nan))
+    X[X < 0.2] = 0.0
+    sparse, dense = PercentileBinarizer(**kwargs).fit(sp.csc_array(X)), PercentileBinarizer(**kwargs).fit(X)
+    assert sparse.missing_counts_.tolist() == dense.missing_counts_.tolist() == np.isnan(X).sum(axis=0).tolist()
+    assert sparse.to_dict() == dense.to_dict()
+    assert sparse.get_feature_names_out().tolist() == dense.get_feature_names_out().tolist()
+    np.testing.assert_array_equal(sparse.transform(sp.csr_array(X)).toarray(), np.asarray(dense.transform(X)))
+    assert not np.asarray(dense.transform(X))[np.isnan(X).any(axis=1)].all()
+
+
+def test_infinity_is_refused_in_dense_and_sparse_x():
+    X = _holes(0)
     X[0, 1] = np.inf
-    with pytest.raises(ValueError, match="infinity in column 'x1'"):
-        PercentileBinarizer().fit(X)
+    for given in (X, sp.csr_array(X), sp.csc_array(X)):
+        with pytest.raises(ValueError, match="infinity in column 'x1'"):
+            PercentileBinarizer().fit(given)
 
 
 def test_a_dataframe_with_every_kind_of_missing_value_fits_and_predicts():

@@ -238,7 +238,7 @@ def test_one_dimensional_binary_y():
     (np.array([[1, 0], [0, 1], [1, 1]]), np.array([0, 1, 2]), "Only binary classification"),
     (np.array([[1, 0], [0, 1]]), np.array([[0.5], [1.0]]), "binary"),
     (np.array([[1, np.inf], [0, 1]]), np.array([[1], [0]]), "infinity"),
-    (sp.csr_array(np.array([[1, np.nan], [0, 1]])), np.array([[1], [0]]), "NaN in column 'x1' of a sparse matrix"),
+    (sp.csr_array(np.array([[1, np.inf], [0, 1]])), np.array([[1], [0]]), "infinity in column 'x1'"),
     (np.array([[1, 0], [0, 1], [1, 1]]), np.array([[1], [0]]), "inconsistent numbers of samples|different numbers"),
     (np.zeros((0, 3)), np.zeros((0, 1)), "0 sample"),
     (np.zeros((3, 0)), np.zeros((3, 1)), "0 feature"),

@@ -436,7 +436,7 @@ def test_transform_checks_the_number_of_columns():
         b.transform(sp.csr_array((4, 4)))
 
 
-def test_infinite_values_and_missing_values_of_a_sparse_matrix_raise():
+def test_infinite_values_raise_and_nan_is_missing_in_dense_and_sparse_x():
     X = np.random.RandomState(0).normal(size=(10, 3))
     X_inf = X.copy()
     X_inf[2, 1] = np.inf
@@ -449,11 +449,10 @@ def test_infinite_values_and_missing_values_of_a_sparse_matrix_raise():
         b.transform(sp.csr_array(X_inf))
     X_nan = X.copy()
     X_nan[2, 1] = np.nan
-    b.transform(X_nan)  # dense: read as missing
-    with pytest.raises(ValueError, match="NaN.*sparse matrix.*pass X dense"):
-        b.transform(sp.csr_array(X_nan))
-    with pytest.raises(ValueError, match="NaN.*sparse matrix.*pass X dense"):
-        PercentileBinarizer().fit(sp.csr_array(X_nan))
+    # Read as missing, dense or stored in a sparse matrix: no item of its column holds.
+    dense = np.asarray(b.transform(X_nan))
+    np.testing.assert_array_equal(b.transform(sp.csr_array(X_nan)).toarray(), dense)
+    assert dense[2, 1] == 0 and PercentileBinarizer().fit(sp.csr_array(X_nan)).missing_counts_.tolist() == [0, 1, 0]
 
 
 def test_refit_forgets_previous_fit():
@@ -772,10 +771,12 @@ def test_constant_features_are_the_names_of_the_constant_outputs(seed, percentil
 @pytest.mark.parametrize("seed", range(25))
 @pytest.mark.parametrize("kwargs", [dict(zeros="presence"), dict(zeros="presence", percentile=(10, 30, 50, 70, 90)),
                                     dict(zeros="presence", percentile=(25, 75), direction="both"),
-                                    dict(zeros="presence", percentile=(20, 60), direction="both", inclusive=True)])
+                                    dict(zeros="presence", percentile=(20, 60), direction="both", inclusive=True),
+                                    dict(percentile=(10, 50, 90), direction="both"), dict(percentile=80)])
 def test_presence_cuts_of_many_sparse_columns_equal_the_column_by_column_ones(seed, kwargs):
-    """Wide sparse data (columns grouped by their number of non-zero values) gives the thresholds of
-    the dense path, which cuts column by column, bit for bit, and the same output."""
+    """Wide sparse data (columns grouped by their numbers of non-zero and of missing values) gives
+    the thresholds of the dense path, which cuts column by column, bit for bit, and the same output;
+    a NaN stored in the sparse matrix is the dense array's missing value."""
     rng = np.random.RandomState(seed)
     n, d = int(rng.randint(5, 40)), int(rng.randint(1, 300))
     X = sp.random(n, d, density=rng.uniform(0.02, 0.9), random_state=rng, format="csc",
@@ -784,6 +785,8 @@ def test_presence_cuts_of_many_sparse_columns_equal_the_column_by_column_ones(se
     X[:, rng.randint(d)] = rng.uniform(1, 2, (n, 1))        # a column with no zero at all
     X = X.tocsc()
     X.data[rng.uniform(size=X.data.size) < 0.1] = 0.0      # explicit zeros: stored, not present
+    if seed % 2:
+        X.data[rng.uniform(size=X.data.size) < 0.1] = np.nan   # stored missing values: NaN in X.toarray()
     dense = PercentileBinarizer(**kwargs).fit(X.toarray())
     sparse = PercentileBinarizer(**kwargs).fit(X)
     for a, b in zip(dense._cuts, sparse._cuts):
@@ -801,7 +804,9 @@ def test_presence_cuts_of_many_sparse_columns_equal_the_column_by_column_ones(se
     assert again.get_feature_names_out().tolist() == dense.get_feature_names_out().tolist()
     assert again.dropped_features_.tolist() == dense.dropped_features_.tolist()
     X_test = sp.random(n, d, density=0.3, random_state=rng, format="csr", data_rvs=lambda k: rng.normal(0.5, 1, k))
+    X_test.data[rng.uniform(size=X_test.data.size) < 0.1] = np.nan
     np.testing.assert_array_equal(sparse.transform(X_test).toarray(), dense.transform(X_test.toarray()))
+    np.testing.assert_array_equal(sparse.missing_counts_, dense.missing_counts_)
 
 
 def _reference_cuts(column, percentiles, inclusive):

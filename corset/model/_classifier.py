@@ -1504,8 +1504,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             DataFrame also nominal (string or categorical columns), dates,
             durations and ordinal (ordered categorical columns).  They
             are binarized as ``binarizer`` says.  A missing value (NaN,
-            None, NaT in dense X) satisfies none of its column's items;
-            infinity, and NaN in a sparse matrix, are refused.
+            None, NaT in dense X; NaN stored in a sparse matrix, whose
+            entries not stored are zeros) satisfies none of its column's
+            items; infinity is refused.
         Y : array-like, sparse matrix or DataFrame of shape (n_samples, n_labels), or 1-D binary y
             A 0/1 indicator matrix (a list of label lists must go through
             :class:`sklearn.preprocessing.MultiLabelBinarizer` first).

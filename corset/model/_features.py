@@ -649,8 +649,8 @@ class RawFeatures:
 
     @staticmethod
     def check_finite(converted, feature_names=None):
-        """Raise for infinity in X's numbers (:meth:`numeric`'s output), or NaN in sparse X, naming
-        X's column.  (NaN in dense X is a missing value, which satisfies none of its column's
+        """Raise for infinity in X's numbers (:meth:`numeric`'s output), naming X's column.  (NaN,
+        dense or stored in a sparse matrix, is a missing value, which satisfies none of its column's
         literals: :class:`~corset.preprocessing.PercentileBinarizer`.)
 
         The name is the column's in ``feature_names`` when given (one per column), else X's own.
