@@ -873,8 +873,9 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         """Names of the literals left out as constant on the training data (see the class docstring).
 
         Written when asked for, not by fit: with several thresholds on word
-        counts nearly every column has one, and naming them all was a third
-        of the fit.
+        counts many columns have one, and naming them all took about a third
+        of the binarizer's fit (which the estimator's internal validation
+        runs once per fold).
         """
         check_is_fitted(self)
         return self._dropped_names(self._input_names(None))
