@@ -1174,32 +1174,33 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
             zero_is_one = cut & compare(0.0, self.thresholds_)
             is_cut = (cut & ~zero_is_one)[entry_col]
             keep[is_cut] = compare(X.data[is_cut], self.thresholds_[entry_col[is_cut]])
-            literals = [(j, start[j], self.thresholds_[j], False) for j in np.flatnonzero(zero_is_one)]
+            literals = [(j, start[j], self.thresholds_[j], compare) for j in np.flatnonzero(zero_is_one)]
         else:
             # Literals false at 0 (``f>t`` with t >= 0, the usual case) hit only stored entries: all of
             # them rank by rank at once; the others (true at 0) column by column, as complements.
             literals = []
             cut_columns = np.flatnonzero(cut)
             in_cut = cut[entry_col]
-            known = ~np.isnan(X.data)   # a stored NaN is missing: it satisfies neither x>t nor x<=t
+            # Each literal by its own comparison, x>t and x<=t (x>=t and x<t with inclusive=True), not
+            # as the other's complement: a stored NaN, a missing value, satisfies neither.
+            relations = (compare, np.less if self._inclusive else np.less_equal)
             threshold = np.zeros(kinds.size)   # each input column's threshold of the current rank
             for r, has, thresholds in self._cut_ranks(cut_columns, 0.0):
                 threshold[cut_columns] = thresholds
                 ranked = cut_columns[has]
-                for negated in (False, True)[:self._per_cut]:
-                    # The literal compare(x, t) != negated is false at 0 exactly when compare(0, t) == negated.
+                for negated, relation in enumerate(relations[:self._per_cut]):
                     false_at_zero = np.zeros(kinds.size, dtype=bool)
-                    false_at_zero[ranked] = compare(0.0, threshold[ranked]) == negated
+                    false_at_zero[ranked] = ~relation(0.0, threshold[ranked])
                     for j in ranked[~false_at_zero[ranked]]:
-                        literals.append((j, start[j] + self._per_cut * r + negated, threshold[j], negated))
-                    entries = np.flatnonzero(in_cut & false_at_zero[entry_col] & known)
-                    hit = entries[compare(X.data[entries], threshold[entry_col[entries]]) != negated]
+                        literals.append((j, start[j] + self._per_cut * r + negated, threshold[j], relation))
+                    entries = np.flatnonzero(in_cut & false_at_zero[entry_col])
+                    hit = entries[relation(X.data[entries], threshold[entry_col[entries]])]
                     rows.append(X.indices[hit])
                     cols.append(start[entry_col[hit]] + self._per_cut * r + negated)
         rows.append(X.indices[keep])
         cols.append(start[entry_col[keep]])
-        for j, k, t, negated in literals:
-            hit = self._sparse_literal(X, j, lambda v, t=t, negated=negated: compare(v, t) != negated)
+        for j, k, t, relation in literals:
+            hit = self._sparse_literal(X, j, lambda v, t=t, relation=relation: relation(v, t))
             rows.append(hit)
             cols.append(np.full(hit.size, k))
         for j in one_hot:
@@ -1255,10 +1256,11 @@ class PercentileBinarizer(TransformerMixin, BaseEstimator):
         Only the stored entries are tested: when the literal is false at 0,
         the hits are the stored entries passing it; when it is true at 0
         (``f<=t`` with ``t >= 0``), every row but the stored entries failing it.
+        A stored NaN (a missing value) fails every comparison: it is never a hit.
         """
         s, e = X.indptr[j], X.indptr[j + 1]
         rows, values = X.indices[s:e], X.data[s:e]
-        passed = literal(values) & ~np.isnan(values)   # a missing value (NaN) passes no literal
+        passed = literal(values)
         if not literal(np.zeros(1))[0]:
             return rows[passed].astype(np.int64)
         hit = np.ones(X.shape[0], dtype=bool)
