@@ -31,6 +31,7 @@ DEPARTURES = {
     "f1_patience: auto -> off": {"f1_patience": None},
     "default rule: on -> off": {"default_rule": False},
     "prune_redundant: on -> off": {"prune_redundant": False},
+    "complete_tails: auto -> off": {"complete_tails": False},
     "validated stop: auto -> off": {"validated_stop": False},
     "λ: 0.1 -> 1": {"lam": PAPER_PRESET["lam"]},
     "γ: auto -> 0.5": {"gh_gamma": PAPER_PRESET["gh_gamma"]},

@@ -426,9 +426,9 @@ def test_large_data_is_validated_on_a_subsample(monkeypatch):
     seen = []
     original = classifier._fold_curve
 
-    def spy(estimator, X_train, Y_train, X_test, Y_test, min_matched):
+    def spy(estimator, X_train, Y_train, X_test, Y_test, min_matched, completion=False):
         seen.append((X_train.shape[0], X_test.shape[0], list(min_matched)))
-        return original(estimator, X_train, Y_train, X_test, Y_test, min_matched)
+        return original(estimator, X_train, Y_train, X_test, Y_test, min_matched, completion)
 
     monkeypatch.setattr(classifier, "_fold_curve", spy)
     model = CorsetClassifier(random_state=0, negations=False, gh_gamma=0.5, **SMALL).fit(X, Y)

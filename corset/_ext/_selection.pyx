@@ -19,6 +19,8 @@ sorted record ids of its support D[R]):
   for evaluating the objective of a final rule set;
 * :func:`default_tail_greedy`, :func:`default_tail_rows`: the default rule's
   tail, for one rule list or every prefix of one;
+* :func:`tail_completion_greedy`: labels added to the selected rules' tails
+  for training micro-F1 (``complete_tails``);
 * :func:`prefix_pair_counts`: the per-label true and false positives of
   every prefix of a rule list (the internal validation's held-out curves).
 
@@ -1173,6 +1175,145 @@ def default_tail_rows(const int64_t[::1] count, int64_t[:, ::1] tp, int64_t[:, :
         for i in range(n_rows):
             out_v[i] = _default_tail_core(&count[0], &tp[i, 0], &fp[i, 0], n_labels, n_records, &chosen[i, 0])
     return out
+
+
+def tail_completion_greedy(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
+                           const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
+                           const ptr_t[::1] y_indptr, const index_t[::1] y_ids,
+                           uint8_t[:, ::1] in_tail, int64_t[:, ::1] a, int64_t[:, ::1] b,
+                           int64_t tp, int64_t fp, int64_t total,
+                           index_t[::1] added_rule, index_t[::1] added_label):
+    """The greedy rounds of :func:`corset.selection.complete_tails`; returns ``(n_added, tp, fp)``.
+
+    ``f_*``: each rule's records (sorted), ``r_*``: each record's rules,
+    ``y_*``: each label's records (sorted); ``in_tail[j, k]``: label k is in
+    rule j's tail (updated in place); ``a[j, k]``, ``b[j, k]``: the records
+    of rule j on which no rule predicts k yet, with and without k (0 where
+    k is in the tail or predicted everywhere; updated in place); ``tp``,
+    ``fp``: the rule list's true and false positive pairs, ``total`` the
+    label occurrences.  Each round takes the (rule, label) whose addition
+    gives the highest micro-F1 (the first in row-major order among equal
+    ones) while it raises micro-F1 by more than 1e-12, and writes it to
+    ``added_rule``, ``added_label`` (room for every pair).  Only label k's
+    counts change in a round: the records newly predicted k are taken off
+    ``a[:, k]`` or ``b[:, k]`` of every rule that fires on them.
+    """
+    cdef Py_ssize_t n_rules = a.shape[0], n_labels = a.shape[1]
+    cdef Py_ssize_t n_records = r_indptr.shape[0] - 1
+    if (b.shape[0] != n_rules or b.shape[1] != n_labels or in_tail.shape[0] != n_rules
+            or in_tail.shape[1] != n_labels or f_indptr.shape[0] != n_rules + 1
+            or y_indptr.shape[0] != n_labels + 1 or added_rule.shape[0] < n_rules * n_labels
+            or added_label.shape[0] < n_rules * n_labels):
+        raise ValueError("tail_completion_greedy: inconsistent shapes")
+    if n_rules == 0 or n_labels == 0 or total <= 0:
+        return 0, tp, fp
+    cdef uint8_t* predicted = <uint8_t*> calloc(n_records + 1, 1)
+    cdef uint8_t* carried = <uint8_t*> calloc(n_records + 1, 1)
+    # Per label: its best rule's gain and rule as of round stamp[k] (gain <= 0: none).
+    cdef double* col_gain = <double*> malloc(n_labels * sizeof(double))
+    cdef Py_ssize_t* col_rule = <Py_ssize_t*> malloc(n_labels * sizeof(Py_ssize_t))
+    cdef int64_t* stamp = <int64_t*> malloc(n_labels * sizeof(int64_t))
+    if predicted == NULL or carried == NULL or col_gain == NULL or col_rule == NULL or stamp == NULL:
+        free(predicted)
+        free(carried)
+        free(col_gain)
+        free(col_rule)
+        free(stamp)
+        raise MemoryError()
+    cdef Py_ssize_t n_added = 0, j, k, jj, bj, bk, r
+    cdef ptr_t p, q
+    cdef int64_t d, n_pos, n_neg, round_ = 0
+    with nogil:
+        d = 2 * tp + fp + (total - tp)
+        for k in range(n_labels):
+            _completion_column(a, b, k, n_rules, tp, d, &col_gain[k], &col_rule[k])
+            stamp[k] = 0
+        while True:
+            # Lazy greedy: a label's gain with its counts unchanged only falls as micro-F1 rises
+            # (the gain is (2a - F(a + b)) / (D + a + b), and F and D only grow), so a stale
+            # best is a bound: the label with the highest bound is rescored until it is current.
+            while True:
+                bk = -1
+                for k in range(n_labels):
+                    if col_gain[k] > 0 and (bk < 0 or col_gain[k] > col_gain[bk]
+                                            or (col_gain[k] == col_gain[bk] and col_rule[k] < col_rule[bk])):
+                        bk = k
+                if bk < 0 or stamp[bk] == round_:
+                    break
+                _completion_column(a, b, bk, n_rules, tp, d, &col_gain[bk], &col_rule[bk])
+                stamp[bk] = round_
+            if bk < 0 or not col_gain[bk] > 1e-12:
+                break
+            bj = col_rule[bk]
+            # Label bk's predicted records (the rules with bk in their tail) and its carriers.
+            _mark_label(in_tail, f_indptr, f_ids, y_indptr, y_ids, bk, predicted, carried, 1)
+            n_pos = 0
+            n_neg = 0
+            for p in range(f_indptr[bj], f_indptr[bj + 1]):
+                r = f_ids[p]
+                if predicted[r]:
+                    continue
+                if carried[r]:
+                    n_pos += 1
+                    for q in range(r_indptr[r], r_indptr[r + 1]):
+                        a[r_ids[q], bk] -= 1
+                else:
+                    n_neg += 1
+                    for q in range(r_indptr[r], r_indptr[r + 1]):
+                        b[r_ids[q], bk] -= 1
+            _mark_label(in_tail, f_indptr, f_ids, y_indptr, y_ids, bk, predicted, carried, 0)
+            tp += n_pos
+            fp += n_neg
+            in_tail[bj, bk] = 1
+            a[bj, bk] = 0
+            b[bj, bk] = 0
+            added_rule[n_added] = <index_t> bj
+            added_label[n_added] = <index_t> bk
+            n_added += 1
+            round_ += 1
+            d = 2 * tp + fp + (total - tp)
+            # Label bk's counts changed: its best is rescored now (it may have risen).
+            _completion_column(a, b, bk, n_rules, tp, d, &col_gain[bk], &col_rule[bk])
+            stamp[bk] = round_
+    free(predicted)
+    free(carried)
+    free(col_gain)
+    free(col_rule)
+    free(stamp)
+    return n_added, tp, fp
+
+
+cdef inline void _mark_label(const uint8_t[:, ::1] in_tail, const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
+                             const ptr_t[::1] y_indptr, const index_t[::1] y_ids, Py_ssize_t k,
+                             uint8_t* predicted, uint8_t* carried, uint8_t value) noexcept nogil:
+    """Set ``value`` on label k's predicted records (those of the rules with k in their tail) and
+    on its carriers."""
+    cdef Py_ssize_t j
+    cdef ptr_t p
+    for j in range(in_tail.shape[0]):
+        if in_tail[j, k]:
+            for p in range(f_indptr[j], f_indptr[j + 1]):
+                predicted[f_ids[p]] = value
+    for p in range(y_indptr[k], y_indptr[k + 1]):
+        carried[y_ids[p]] = value
+
+
+cdef inline void _completion_column(int64_t[:, ::1] a, int64_t[:, ::1] b, Py_ssize_t k, Py_ssize_t n_rules,
+                                    int64_t tp, int64_t d, double* gain, Py_ssize_t* rule) noexcept nogil:
+    """Label k's best addition at (tp, d): the rise of micro-F1 and the first rule giving it (gain
+    0 when none rises)."""
+    cdef double current = 2.0 * tp / d, g
+    cdef int64_t av
+    cdef Py_ssize_t j
+    gain[0] = 0.0
+    rule[0] = -1
+    for j in range(n_rules):
+        av = a[j, k]
+        if av > 0:
+            g = 2.0 * (tp + av) / (d + av + b[j, k]) - current
+            if g > gain[0]:
+                gain[0] = g
+                rule[0] = j
 
 
 def held_out_micro_f1(const int64_t[::1] fit_count, const int64_t[::1] fit_tp, const int64_t[::1] fit_predicted,

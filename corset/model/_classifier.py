@@ -164,6 +164,7 @@ PAPER_PRESET = {
     "gh_gamma": 0.5, "gh_epsilon": 0.1, "gh_seed": "paper", "gh_normalise": False,
     "alpha": 0.8,
     "negations": False, "f1_patience": None, "default_rule": False, "prune_redundant": False,
+    "complete_tails": False,    # the tails as sampled
     "validated_stop": False,    # the budget alone decides
 }
 """The parameters of :meth:`CorsetClassifier.paper`: Algorithm 1 as the paper's experiments run it."""
@@ -456,13 +457,14 @@ def _prefix_counts(model, X_fit, Y_fit, X, Y):
     return _prefix_curves(model, X_fit, Y_fit, X, Y, [0])[0]
 
 
-def _prefix_curves(model, X_fit, Y_fit, X, Y, min_matched):
+def _prefix_curves(model, X_fit, Y_fit, X, Y, min_matched, states=None):
     """:func:`_prefix_counts` of the rule list without its rare rules, for each threshold of ``min_matched``.
 
     For a threshold t, the rules with a head matched by fewer than t
     training records (``Rule.n_matched``) are left out, and entry k counts
     the first k rules left (and the default rule after them).  Which rules
-    fire is computed once for every threshold.
+    fire is computed once for every threshold.  ``states``: a list that gets
+    the two :class:`_PrefixState` (training, held-out records).
     """
     from ..rules._check import _rules_to_csr
 
@@ -471,6 +473,8 @@ def _prefix_curves(model, X_fit, Y_fit, X, Y, min_matched):
     fit_data = getattr(getattr(patience, "fit_path", None), "data", None)
     held_data = patience.held_out if fit_data is not None else None
     fit, held_out = _PrefixState(model, X_fit, Y_fit, fit_data), _PrefixState(model, X, Y, held_data)
+    if states is not None:
+        states.extend((fit, held_out))
     tails = _rules_to_csr([((), rule.tail) for rule in model.rules_])[2:]   # read by both states
     done = {}   # the rules a threshold keeps -> their curve (thresholds often keep the same rules)
     out = []
@@ -591,21 +595,26 @@ def _validation_description(candidates):
     return "internal validation" + (f" ({'; '.join(parts)})" if parts else "")
 
 
-def _fold_curve(estimator, X_train, Y_train, X_test, Y_test, min_matched=(0,)):
+def _fold_curve(estimator, X_train, Y_train, X_test, Y_test, min_matched=(0,), completion=False):
     """Fit ``estimator`` (unpruned: its rules_ are the selection in order) on a fold, stopped by
     :class:`_HeldOutPatience` on the held-out records; its prefix counts for each threshold of
     ``min_matched`` (see :func:`_prefix_curves`).  A fold stopped early has shorter curves:
     :func:`_validated_length` lets its last score stand for the rules after them.  Its clique
     truncation is not said (:class:`~corset.labelspace.CliqueTruncationWarning`): the final fit
-    says it once, for the model the user gets, instead of once per fold and candidate."""
+    says it once, for the model the user gets, instead of once per fold and candidate.
+    ``completion``: keep the fold's rules and records (:class:`_FoldRules`) in the curves'
+    ``rules``, for ``complete_tails="auto"`` (:func:`_validated_completion`)."""
     from ..labelspace import CliqueTruncationWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CliqueTruncationWarning)
         estimator._fit(X_train, Y_train, item_names=False, held_out=(X_test, Y_test), checked_labels=True)
-    curves = _FoldCurves(_prefix_curves(estimator, X_train, Y_train, X_test, Y_test, min_matched))
+    states = [] if completion else None
+    curves = _FoldCurves(_prefix_curves(estimator, X_train, Y_train, X_test, Y_test, min_matched, states))
     curves.held_out_stop = estimator.selection_.stop_reason == _HeldOutPatience.reason
     curves.n_selected = len(estimator.selection_.rules)
+    if completion:
+        curves.rules = _FoldRules(estimator, *states, Y_train, Y_test, min_matched)
     return curves
 
 
@@ -616,6 +625,83 @@ class _FoldCurves(list):
 
     held_out_stop = False
     n_selected = None
+    rules = None
+
+
+class _FoldRules:
+    """What :func:`_validated_completion` reads of a fold fit: its rules' tails, which records of
+    the fold's training and held-out parts each rule fires on (CSC: records × rules), their
+    labels, and the least-support thresholds of the fold's curves (``min_matched``)."""
+
+    def __init__(self, model, fit, held_out, Y_fit, Y_held, thresholds):
+        self.tails = [rule.tail for rule in model.rules_]
+        self.n_matched = np.array([rule.n_matched for rule in model.rules_], dtype=np.int64)
+        self.has_head = np.array([bool(rule.n_literals) for rule in model.rules_], dtype=bool)
+        self.n_rules = model.n_rules if model.default_rule else 0   # 0: no default rule
+        self.thresholds = list(thresholds)
+        self.fired = [sp.csc_array((np.ones(state.fired_ids.size, dtype=bool), state.fired_ids,
+                                    state.fired_indptr), shape=(state.n_records, len(self.tails)))
+                      for state in (fit, held_out)]
+        self.Y = [sp.csr_array(Y, dtype=bool) for Y in (Y_fit, Y_held)]
+
+    def counts(self, threshold, k, complete):
+        """Held-out ``(tp, fp, fn)`` (1-element arrays) of the first ``k`` (None: all) rules with a
+        head matched by at least ``threshold`` training records, their tails completed on the
+        training part when ``complete``, and the default rule the fit would add after them."""
+        from ..selection._completion import _complete
+        from ..selection._default import default_tail_from_counts
+
+        kept = np.flatnonzero(self.has_head & (self.n_matched >= threshold))
+        if k is not None:
+            kept = kept[:k]
+        tails = [tuple(self.tails[j]) for j in kept]
+        fit, held = (F[:, kept] for F in self.fired)
+        default = ()
+        if kept.size < self.n_rules:   # the default rule takes a place of the budget
+            tp, fp = _label_counts(fit, tails, self.Y[0])
+            count = np.diff(sp.csc_array(self.Y[0]).indptr).astype(np.int64)
+            default, _ = default_tail_from_counts(count, tp, fp, self.Y[0].shape[0])
+        if complete and kept.size:   # after the default rule, as the final fit does
+            tails, _ = _complete(fit, tails, self.Y[0], default)
+        Y = self.Y[1]
+        tp, fp = _label_counts(held, tails, Y)
+        count = np.diff(sp.csc_array(Y).indptr).astype(np.int64)
+        chosen = np.zeros(Y.shape[1], dtype=bool)
+        chosen[list(default)] = True
+        TP = int(tp.sum() + (count - tp)[chosen].sum())
+        FP = int(fp.sum() + (Y.shape[0] - count - fp)[chosen].sum())
+        return np.array([TP]), np.array([FP]), np.array([int(count.sum()) - TP])
+
+
+def _label_counts(fired, tails, Y):
+    """Per label, the (true, false) positives of the union of ``tails`` where their rules fire
+    (``fired``: records × rules), against ``Y`` (records × labels)."""
+    n_labels = Y.shape[1]
+    if not tails:
+        return np.zeros(n_labels, dtype=np.int64), np.zeros(n_labels, dtype=np.int64)
+    T = sp.csr_array((np.ones(sum(map(len, tails)), dtype=np.int32),
+                      np.fromiter((k for t in tails for k in t), dtype=np.int32),
+                      np.concatenate([[0], np.cumsum([len(t) for t in tails])])), shape=(len(tails), n_labels))
+    P = (sp.csr_array(fired).astype(np.int32) @ T) > 0
+    tp = np.asarray(P.multiply(Y).sum(axis=0)).ravel().astype(np.int64)
+    return tp, np.asarray(P.sum(axis=0)).ravel().astype(np.int64) - tp
+
+
+def _validated_completion(curves, index, k):
+    """``(complete, scores)`` for ``complete_tails="auto"``: do the folds score their validated
+    rule lists (least support ``index`` of the grid, cut after ``k`` rules) higher beyond noise
+    with their tails completed (:func:`corset.selection.complete_tails`) on their training part?
+
+    The rule of the other validated choices (:func:`_better_beyond_noise`); ``scores``: both
+    choices' held-out micro-F1 pooled over the folds.  (False, None) when the folds kept no
+    rules (``complete_tails`` was not "auto" when they were fitted).
+    """
+    if not curves or any(fold.rules is None for fold in curves):
+        return False, None
+    without = [fold.rules.counts(fold.rules.thresholds[index], k, False) for fold in curves]
+    completed = [fold.rules.counts(fold.rules.thresholds[index], k, True) for fold in curves]
+    scores = {False: _pooled_micro_f1(without), True: _pooled_micro_f1(completed)}
+    return _better_beyond_noise(completed, without), scores
 
 
 def _validated_horizon(curves):
@@ -1087,6 +1173,26 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         same labels either way, for any X (the scores of ``predict_proba``
         may differ: they come from the best rule that fires);
         ``selection_`` keeps every selected rule.
+    complete_tails : {"auto", True, False}, default="auto"
+        **Beyond the paper.**  After the selection (and its validated cut),
+        add labels to the kept rules' tails while an addition raises the
+        training micro-F1 of the rule list, the best addition first
+        (:func:`corset.selection.complete_tails`): the default rule's
+        choice of labels, made for each selected head.  A rule's tail is
+        drawn from one record's labels; its head may match many records
+        that carry another label no rule predicts there.  Label k joins a
+        rule's tail when the records it would newly predict carry k at a
+        rate above half the list's micro-F1, the exact condition for a rise.
+        True: always; False: the tails as sampled (the paper's);
+        "auto": decided by the folds of ``validated_stop``: each fold's
+        validated rule list is completed on the fold's training part, and
+        completion is kept when it raises the held-out micro-F1 beyond
+        noise (the rule of the negated literals' choice); False when nothing
+        is validated.  The added labels' precision is estimated on the
+        records the head was selected on, optimistic for small heads: on
+        small data sets the folds usually decline it.  The rules'
+        ``gain`` and ``uncovered_area`` stay the selection's, of the tails
+        as selected; their other statistics are of the completed tails.
     validated_stop : {"auto", True, False}, default="auto"
         **Beyond the paper** (a stopping criterion).  Choose by 3-fold
         cross-validation on the training data which rare rules to leave out
@@ -1210,6 +1316,13 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         may have been dropped after one or two; see ``negations``); the
         other choice replaced the first guess only when it survived every
         fold and was better beyond noise.  None when no choice was made.
+    complete_tails_ : bool
+        Whether the kept rules' tails were completed (``complete_tails``,
+        or what "auto" chose).
+    complete_tails_scores_ : dict or None
+        With ``complete_tails="auto"`` and a validated fit: the folds'
+        pooled held-out micro-F1 of their validated rule lists without and
+        with completion (keys False and True); None when no choice was made.
     gh_gamma_ : float or None
         The γ of CORSET-GH the fit used (``gh_gamma``, or the one "auto"
         chose); None with another head sampler.
@@ -1299,6 +1412,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         "f1_patience": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "default_rule": ["boolean"],
         "prune_redundant": ["boolean"],
+        "complete_tails": ["boolean", StrOptions({"auto"})],
         "validated_stop": ["boolean", StrOptions({"auto"})],
         "random_state": ["random_state"],
         "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
@@ -1313,7 +1427,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                  gh_gamma="auto", gh_epsilon=0.1, gh_seed="paper", gh_normalise=False,
                  alpha=0.8, max_clique_size=None, max_cliques=100_000,
                  negations="auto", f1_patience="auto", default_rule=True, prune_redundant=True,
-                 validated_stop="auto", random_state=None, n_jobs=None, verbose=0):
+                 complete_tails="auto", validated_stop="auto", random_state=None, n_jobs=None, verbose=0):
         self.binarizer = binarizer
         self.n_rules = n_rules
         self.lam = lam
@@ -1341,6 +1455,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         self.f1_patience = f1_patience
         self.default_rule = default_rule
         self.prune_redundant = prune_redundant
+        self.complete_tails = complete_tails
         self.validated_stop = validated_stop
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -1370,7 +1485,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         paper's quality q(R; ℛ) (eq. obj), round 1 of Algorithm 1 only, a
         budget of 150 rules instead of τ, heads of any length, no default
         rule, no negated literals, no stop at the best training micro-F1,
-        no pruning of redundant rules and no minimum support; features cut
+        no pruning of redundant rules, no completion of tails and no minimum
+        support; features cut
         at their training 90th percentile; CORSET-GH (pass
         ``head_sampler="surs"`` for CORSET-SURS).  The paper tunes λ, γ, ε
         and α by random search on a validation split;
@@ -1609,12 +1725,19 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             self._fold_rows.clear()   # the validation is over: its fold rows go before the final selection
         if self.validated_stop is False:
             curves = None
+        self.complete_tails_scores_ = None
+        complete = self.complete_tails is True and held_out is None   # a fold's model is only scored
         if curves is None:
             self.min_support_validated_, self.n_rules_validated_, self.validation_curve_ = None, None, None
             self.support_scores_ = None
         else:
+            grid = _support_grid(params["min_support"])
             (self.min_support_validated_, self.n_rules_validated_, self.validation_curve_,
-             self.support_scores_) = _validated_support(curves, _support_grid(params["min_support"]))
+             self.support_scores_) = _validated_support(curves, grid)
+            if isinstance(self.complete_tails, str):
+                complete, self.complete_tails_scores_ = _validated_completion(
+                    curves, grid.index(self.min_support_validated_), self.n_rules_validated_)
+        self.complete_tails_ = bool(complete)
         self.features_ = RawFeatures(binarizer)
         Xb, self.feature_names_ = self.features_.fit_transform(X, feature_names, converted=converted,
                                                                 item_names=item_names, fitted=fitted)
@@ -1717,6 +1840,12 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             kept = dataclasses.replace(result, rules=[result.rules[i] for i in keep],
                                        **{name: np.asarray(getattr(result, name))[keep]
                                           for name in ("gains", "areas", "shares")})
+        first_default = None   # with completion: the default rule's tail, chosen before it
+        if complete and kept.rules:
+            if self.default_rule and len(kept.rules) < params["n_rules"]:
+                first_default = self._make_default_rule(data, kept.rules)
+                first_default = () if first_default is None else first_default.tail
+            kept = dataclasses.replace(kept, rules=self._completed(data, kept.rules, first_default or ()))
         # A fold fit's model is only scored (_prefix_curves, which chooses each prefix's default rule
         # itself): its rules need no per-label precision and it gets no default rule.
         scored_only = held_out is not None
@@ -1730,7 +1859,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         if self.default_rule and len(needed) < params["n_rules"] and not scored_only:
             # From the predictions of every selected rule, which pruning keeps: the same tail and
             # uncovered area as after the rules kept.
-            default = self._make_default_rule(data, kept.rules)
+            default = self._make_default_rule(data, kept.rules, first_default)
             if default is not None and self.prune_redundant:
                 # It fires on every record: a rule predicting only labels it predicts changes no
                 # prediction.  What it newly covers is then counted after the rules that stay.
@@ -1937,6 +2066,8 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         n_tails = min(self.n_tails, max(VALIDATION_MIN_TAILS, share))   # see VALIDATION_POOL_SHARE
         # γ as the fit's first (a candidate may name another): a fold fit never races γ itself.
         gamma = self._first_gamma()
+        # complete_tails="auto" is decided on the folds of the choices made: each keeps its rules.
+        completion = isinstance(self.complete_tails, str)
         # Every candidate of a fit is fitted on the same folds of the same X: each fold's rows are
         # taken once (kept by fit() in _fold_rows while the validation runs).
         cache = getattr(self, "_fold_rows", None)
@@ -1961,7 +2092,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             estimator = self._inner_estimator(**{"gh_gamma": gamma, **candidate, **scaled}, random_state=seed,
                                               prune_redundant=False, validated_stop=False, n_tails=n_tails,
                                               n_jobs=1 if n_jobs > 1 else self.n_jobs)
-            return (estimator, *rows, [m * train.size / n for m in grid])
+            return (estimator, *rows, [m * train.size / n for m in grid], completion)
 
         jobs = (fold_job(candidate, train, test, seed, j) for _, candidate, train, test, seed, j in tasks)
         bar = None
@@ -2078,6 +2209,22 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         return rules
 
     @staticmethod
+    def _completed(data, rules, always=()):
+        """``rules`` (heads as literal ids of ``data``) with their tails completed on the training
+        records (:func:`corset.selection.complete_tails`), ``always`` predicted on every record
+        (the default rule's tail)."""
+        from ..rules._check import _rules_to_csr
+        from ..selection._completion import _complete
+
+        head_indptr, head_ids = _rules_to_csr(rules)[:2]
+        index = data.feature_records
+        indptr, ids = _selection.supports(index.indptr, index.ids, data.n_records, head_indptr, head_ids)
+        fired = sp.csc_array((np.ones(len(ids), dtype=bool), np.asarray(ids), np.asarray(indptr)),
+                             shape=(data.n_records, len(rules)))
+        tails, _ = _complete(fired, [tuple(tail) for _, tail in rules], sp.csr_array(data.Y, dtype=bool), always)
+        return [(head, tail) for (head, _), tail in zip(rules, tails)]
+
+    @staticmethod
     def _head_label_counts(data, rules):
         """|D[H] ∩ D[{k}]| of each rule for each label k of its tail, in tail order (a tuple per rule).
 
@@ -2093,10 +2240,11 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
             out.append(tuple(int(_intersect.intersect_count(rows, labels[k])) for k in tail))
         return out
 
-    def _make_default_rule(self, data, selected):
+    def _make_default_rule(self, data, selected, tail=None):
         """``IF TRUE THEN T0`` after the ``selected`` rules (heads as literal ids of ``data``), or None.
 
-        T0 comes from :func:`corset.selection.default_tail`, from the rules' per-label counts;
+        T0 comes from :func:`corset.selection.default_tail`, from the rules' per-label counts,
+        unless ``tail`` gives it (chosen before the tails were completed; empty: None);
         ``uncovered_area`` counts the occurrences of T0's labels that they leave unpredicted.
         The caller numbers it after the rules it keeps.
         """
@@ -2107,7 +2255,9 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         # default_tail reads from the predicted matrix, without building it).
         path = self._label_path(data, selected)
         label_counts = np.asarray(data.label_counts, dtype=np.int64)
-        tail, _ = default_tail_from_counts(label_counts, path.label_tp, path.label_predicted - path.label_tp, n)
+        if tail is None:
+            tail, _ = default_tail_from_counts(label_counts, path.label_tp, path.label_predicted - path.label_tp, n)
+        tail = tuple(tail)
         if not tail:
             return None
         counts = label_counts[list(tail)]

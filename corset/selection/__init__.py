@@ -12,6 +12,8 @@ corrections 1-7 of the paper (see the documentation's "Corrections of the paper"
   :func:`submodular_quality`);
 * :func:`default_tail`: the labels of a default rule (empty head) chosen
   for training micro-F1 after the selection;
+* :func:`complete_tails`: labels added to the selected rules' tails while
+  they raise training micro-F1 (the default rule's choice, for each head);
 * :class:`MicroF1Path`: the training micro-F1 of a growing rule set, which
   ``f1_patience`` uses to stop the selection and keep its best prefix;
 * stopping criteria (:class:`StoppingCriterion`, :class:`RuleBudget`,
@@ -24,6 +26,7 @@ ids; rules, candidate pools, coverage and prediction live in the rule layer
 ``d_specific_coverage``, ``marginal_coverage``, ``uncovered_label_counts``,
 ``predict_labels`` and ``fired_rules`` are re-exported here).
 """
+from ._completion import complete_tails
 from ._default import default_tail
 from ._f1path import MicroF1Path
 from ._greedy import SelectionResult, SelectionStep, greedy_selection, select_rules
@@ -63,6 +66,7 @@ __all__ = [
     "StoppingCriterion",
     "adjusted_accuracy",
     "check_rules",
+    "complete_tails",
     "coverage_flags",
     "d_specific_coverage",
     "default_tail",

@@ -1,0 +1,159 @@
+"""Tail completion: labels added to the selected rules' tails where they raise training micro-F1.
+
+A rule's tail comes from the tail sampler, which draws it from the labels of
+one record (or a clique of the label graph): the head H may match records
+that carry a label k no rule predicts there, often enough that predicting k on
+D[H] would raise micro-F1.  :func:`complete_tails` adds such labels to the
+tails greedily; it is the choice of the default rule's tail
+(:func:`~corset.selection.default_tail`) made for every selected head
+instead of the empty one.
+
+Adding label k to the tail of the rule with head H newly predicts k on the
+records of D[H] on which no rule predicts it yet; with ``a`` of them carrying
+k and ``b`` not, micro-F1 ``F = 2TP / (2TP + FP + FN)`` rises exactly when
+``a / (a + b) > F / 2`` (``(2(TP + a)) / (D + a + b) > 2TP / D`` with
+``D = 2TP + FP + FN``): the bound below which a calibrated classifier should
+not predict a label (Lipton, Elkan and Naryanaswamy 2014, "Optimal
+thresholding of classifiers to maximize F1 measure").  On the training
+records such precisions are optimistic for small ``a``: the estimator lets
+its internal validation decide whether to complete (``complete_tails="auto"``).
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from .._ext import _selection
+
+__all__ = ["complete_tails"]
+
+
+def complete_tails(fired, tails, Y, always=()):
+    """Add labels to rule tails greedily while each addition raises training micro-F1.
+
+    The rule list predicts the union of the tails of the rules that fire.
+    Each round adds the (rule, label) pair whose addition raises micro-F1
+    the most, until no addition raises it; ties go to the first rule, then
+    the smallest label id.  A label is added to a rule only where that rule
+    newly predicts it on some records (see the module's docstring for the
+    condition ``a / (a + b) > F / 2``).
+
+    Parameters
+    ----------
+    fired : array-like or sparse matrix of shape (n_records, n_rules)
+        Binary: which rule fires on which record (the records of its head).
+    tails : sequence of sequences of int
+        Each rule's tail, label ids in ``[0, n_labels)``.
+    Y : array-like or sparse matrix of shape (n_records, n_labels)
+        Binary training labels.
+    always : sequence of int, default=()
+        Labels predicted on every record (a default rule's tail): no rule
+        gets them, and they count in micro-F1.  The estimator chooses its
+        default rule before completing the tails: a frequent label is then
+        predicted for everybody, not added to the tails of the many heads
+        where it is common.
+
+    Returns
+    -------
+    tails : tuple of tuple of int
+        The completed tails, each sorted; each contains its input tail.
+    f1 : float
+        The training micro-F1 of the rule list with the completed tails
+        (and the labels ``always``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fired = np.array([[1], [1], [1], [0]])          # one rule, on the first three records
+    >>> Y = np.array([[1, 1], [1, 1], [1, 0], [0, 0]])
+    >>> complete_tails(fired, [(0,)], Y)   # label 1 on 2 of its 3 records: 2/3 > F/2
+    (((0, 1),), 0.9090909090909091)
+    """
+    F = _binary_csc(fired, "fired")
+    Yb = _binary_csc(Y, "Y")
+    if F.shape[0] != Yb.shape[0]:
+        raise ValueError(f"fired and Y must have the same number of records (rows); got {F.shape[0]} and "
+                         f"{Yb.shape[0]}")
+    tails = list(tails)
+    if len(tails) != F.shape[1]:
+        raise ValueError(f"tails must have one entry per rule (column of fired): {F.shape[1]}; got {len(tails)}")
+    checked = []
+    for j, tail in enumerate(tails):
+        tail = np.asarray(tail).ravel()
+        if tail.size and (tail.dtype.kind not in "iu" or tail.min() < 0 or tail.max() >= Yb.shape[1]):
+            raise ValueError(f"tails[{j}] must hold label ids in [0, {Yb.shape[1]}); got {tails[j]!r}")
+        checked.append(tuple(sorted({int(k) for k in tail})))
+    always = np.asarray(always).ravel()
+    if always.size and (always.dtype.kind not in "iu" or always.min() < 0 or always.max() >= Yb.shape[1]):
+        raise ValueError(f"always must hold label ids in [0, {Yb.shape[1]}); got {always!r}")
+    return _complete(F, checked, sp.csr_array(Yb), tuple(int(k) for k in always))
+
+
+def _binary_csc(M, name):
+    M = sp.csc_array(M) if sp.issparse(M) else sp.csc_array(np.asarray(M))
+    if M.ndim != 2:
+        raise ValueError(f"{name} must be 2-D; got shape {M.shape}")
+    if M.nnz and not np.isin(M.data, (0, 1)).all():
+        raise ValueError(f"{name} must be binary (0/1); got values such as {M.data[~np.isin(M.data, (0, 1))][0]!r}")
+    M = M.astype(bool)
+    M.eliminate_zeros()
+    M.sort_indices()
+    return M
+
+
+def _complete(F, tails, Y, always=()):
+    """:func:`complete_tails` on checked input: ``F`` boolean CSC (records × rules) with sorted
+    indices, ``tails`` sorted tuples, ``Y`` boolean CSR (records × labels), ``always`` label ids."""
+    n, n_rules = F.shape
+    n_labels = Y.shape[1]
+    tails = [set(t) for t in tails]
+    total = int(Y.nnz)
+    if n_rules == 0 or n_labels == 0 or total == 0:
+        return tuple(tuple(sorted(t)) for t in tails), _f1(*_always_counts(Y, always, n), total)
+    rows = sp.csr_array(F)   # the rules firing on each record: the counts' updates read it
+    T = sp.csr_array((np.ones(sum(map(len, tails)), dtype=np.int32),
+                      np.fromiter((k for t in tails for k in sorted(t)), dtype=np.int32),
+                      np.concatenate([[0], np.cumsum([len(t) for t in tails])])), shape=(n_rules, n_labels))
+    P = sp.csc_array((rows.astype(np.int32) @ T) > 0)   # the union the rules predict, label by label
+    P.sort_indices()
+    Yc = sp.csc_array(Y)
+    Yc.sort_indices()
+    hit = P.multiply(Yc)
+    Ft = F.T.astype(np.int64)
+    # a[j, k], b[j, k]: the records of rule j not yet predicted k, with and without k.
+    a = (Ft @ (Yc.astype(np.int64) - hit.astype(np.int64))).toarray()
+    b = np.diff(F.indptr).astype(np.int64)[:, None] - (Ft @ P.astype(np.int64)).toarray() - a
+    in_tail = T.toarray().astype(np.uint8)
+    a[in_tail.astype(bool)] = 0
+    b[in_tail.astype(bool)] = 0
+    label_tp = np.diff(sp.csc_array(hit).indptr).astype(np.int64)
+    label_predicted = np.diff(P.indptr).astype(np.int64)
+    always = np.asarray(sorted(set(always)), dtype=np.int64)
+    if always.size:   # the default rule's labels, predicted on every record: no rule adds them
+        count = np.diff(Yc.indptr).astype(np.int64)
+        label_tp[always], label_predicted[always] = count[always], n
+        a[:, always] = 0
+        b[:, always] = 0
+    tp = int(label_tp.sum())
+    fp = int(label_predicted.sum()) - tp
+    # The rounds in compiled code (one pass over every (rule, label) per round).
+    added_rule = np.empty(n_rules * n_labels, dtype=np.int32)
+    added_label = np.empty(n_rules * n_labels, dtype=np.int32)
+    n_added, tp, fp = _selection.tail_completion_greedy(
+        F.indptr.astype(np.int64), F.indices.astype(np.int32), rows.indptr.astype(np.int64),
+        rows.indices.astype(np.int32), Yc.indptr.astype(np.int64), Yc.indices.astype(np.int32),
+        in_tail, np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64),
+        tp, fp, total, added_rule, added_label)
+    for j, k in zip(added_rule[:n_added].tolist(), added_label[:n_added].tolist()):
+        tails[j].add(k)
+    return tuple(tuple(sorted(t)) for t in tails), _f1(tp, fp, total)
+
+
+def _always_counts(Y, always, n):
+    """(tp, fp) of predicting the labels ``always`` on all n records."""
+    count = np.diff(sp.csc_array(Y).indptr)
+    tp = int(count[list(set(always))].sum())
+    return tp, n * len(set(always)) - tp
+
+
+def _f1(tp, fp, total):
+    d = 2 * tp + fp + (total - tp)
+    return 2.0 * tp / d if d else 0.0
