@@ -1220,7 +1220,7 @@ def tail_completion_greedy(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
         free(col_rule)
         free(stamp)
         raise MemoryError()
-    cdef Py_ssize_t n_added = 0, j, k, jj, bj, bk, r
+    cdef Py_ssize_t n_added = 0, k, bj, bk, r
     cdef ptr_t p, q
     cdef int64_t d, n_pos, n_neg, round_ = 0
     with nogil:

@@ -643,12 +643,13 @@ class _FoldRules:
                                     state.fired_indptr), shape=(state.n_records, len(self.tails)))
                       for state in (fit, held_out)]
         self.Y = [sp.csr_array(Y, dtype=bool) for Y in (Y_fit, Y_held)]
+        self.label_counts = [np.diff(sp.csc_array(Y).indptr).astype(np.int64) for Y in self.Y]
 
     def counts(self, threshold, k, complete):
         """Held-out ``(tp, fp, fn)`` (1-element arrays) of the first ``k`` (None: all) rules with a
         head matched by at least ``threshold`` training records, their tails completed on the
         training part when ``complete``, and the default rule the fit would add after them."""
-        from ..selection._completion import _complete
+        from ..selection._completion import _complete, label_counts
         from ..selection._default import default_tail_from_counts
 
         kept = np.flatnonzero(self.has_head & (self.n_matched >= threshold))
@@ -658,33 +659,17 @@ class _FoldRules:
         fit, held = (F[:, kept] for F in self.fired)
         default = ()
         if kept.size < self.n_rules:   # the default rule takes a place of the budget
-            tp, fp = _label_counts(fit, tails, self.Y[0])
-            count = np.diff(sp.csc_array(self.Y[0]).indptr).astype(np.int64)
-            default, _ = default_tail_from_counts(count, tp, fp, self.Y[0].shape[0])
+            tp, fp = label_counts(fit, tails, self.Y[0])
+            default, _ = default_tail_from_counts(self.label_counts[0], tp, fp, self.Y[0].shape[0])
         if complete and kept.size:   # after the default rule, as the final fit does
             tails, _ = _complete(fit, tails, self.Y[0], default)
-        Y = self.Y[1]
-        tp, fp = _label_counts(held, tails, Y)
-        count = np.diff(sp.csc_array(Y).indptr).astype(np.int64)
+        Y, count = self.Y[1], self.label_counts[1]
+        tp, fp = label_counts(held, tails, Y)
         chosen = np.zeros(Y.shape[1], dtype=bool)
         chosen[list(default)] = True
         TP = int(tp.sum() + (count - tp)[chosen].sum())
         FP = int(fp.sum() + (Y.shape[0] - count - fp)[chosen].sum())
         return np.array([TP]), np.array([FP]), np.array([int(count.sum()) - TP])
-
-
-def _label_counts(fired, tails, Y):
-    """Per label, the (true, false) positives of the union of ``tails`` where their rules fire
-    (``fired``: records × rules), against ``Y`` (records × labels)."""
-    n_labels = Y.shape[1]
-    if not tails:
-        return np.zeros(n_labels, dtype=np.int64), np.zeros(n_labels, dtype=np.int64)
-    T = sp.csr_array((np.ones(sum(map(len, tails)), dtype=np.int32),
-                      np.fromiter((k for t in tails for k in t), dtype=np.int32),
-                      np.concatenate([[0], np.cumsum([len(t) for t in tails])])), shape=(len(tails), n_labels))
-    P = (sp.csr_array(fired).astype(np.int32) @ T) > 0
-    tp = np.asarray(P.multiply(Y).sum(axis=0)).ravel().astype(np.int64)
-    return tp, np.asarray(P.sum(axis=0)).ravel().astype(np.int64) - tp
 
 
 def _validated_completion(curves, index, k):
@@ -694,11 +679,13 @@ def _validated_completion(curves, index, k):
 
     The rule of the other validated choices (:func:`_better_beyond_noise`); ``scores``: both
     choices' held-out micro-F1 pooled over the folds.  (False, None) when the folds kept no
-    rules (``complete_tails`` was not "auto" when they were fitted).
+    rules (``complete_tails`` was not "auto" when they were fitted).  The lists as they are
+    score what their curves say at the cut (a shorter fold's last entry standing for the
+    prefixes past it, as in :func:`_validated_length`).
     """
     if not curves or any(fold.rules is None for fold in curves):
         return False, None
-    without = [fold.rules.counts(fold.rules.thresholds[index], k, False) for fold in curves]
+    without = [tuple(np.array([c[-1 if k is None else min(k, len(c) - 1)]]) for c in fold[index]) for fold in curves]
     completed = [fold.rules.counts(fold.rules.thresholds[index], k, True) for fold in curves]
     scores = {False: _pooled_micro_f1(without), True: _pooled_micro_f1(completed)}
     return _better_beyond_noise(completed, without), scores
@@ -1843,8 +1830,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         first_default = None   # with completion: the default rule's tail, chosen before it
         if complete and kept.rules:
             if self.default_rule and len(kept.rules) < params["n_rules"]:
-                first_default = self._make_default_rule(data, kept.rules)
-                first_default = () if first_default is None else first_default.tail
+                first_default = self._default_tail(data, self._label_path(data, kept.rules))
             kept = dataclasses.replace(kept, rules=self._completed(data, kept.rules, first_default or ()))
         # A fold fit's model is only scored (_prefix_curves, which chooses each prefix's default rule
         # itself): its rules need no per-label precision and it gets no default rule.
@@ -2248,16 +2234,12 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         ``uncovered_area`` counts the occurrences of T0's labels that they leave unpredicted.
         The caller numbers it after the rules it keeps.
         """
-        from ..selection._default import default_tail_from_counts
-
         n = data.n_records
         # The rule list's per-label true and predicted pairs on the training records (what
         # default_tail reads from the predicted matrix, without building it).
         path = self._label_path(data, selected)
         label_counts = np.asarray(data.label_counts, dtype=np.int64)
-        if tail is None:
-            tail, _ = default_tail_from_counts(label_counts, path.label_tp, path.label_predicted - path.label_tp, n)
-        tail = tuple(tail)
+        tail = self._default_tail(data, path) if tail is None else tuple(tail)
         if not tail:
             return None
         counts = label_counts[list(tail)]
@@ -2268,6 +2250,16 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
                     support=n, n_matched=matched, precision=matched / n, base_rate=matched / n,
                     adjusted_accuracy=0.0, uncovered_area=newly, gain=0.0, position=len(selected),
                     label_precision=tuple(float(c) / n for c in counts))
+
+    @staticmethod
+    def _default_tail(data, path):
+        """The default rule's tail after the rules of ``path`` (:meth:`_label_path`): from their
+        per-label counts (:func:`corset.selection.default_tail`)."""
+        from ..selection._default import default_tail_from_counts
+
+        tail, _ = default_tail_from_counts(np.asarray(data.label_counts, dtype=np.int64), path.label_tp,
+                                           path.label_predicted - path.label_tp, data.n_records)
+        return tail
 
     @staticmethod
     def _label_path(data, rules):

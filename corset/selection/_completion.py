@@ -109,11 +109,8 @@ def _complete(F, tails, Y, always=()):
     if n_rules == 0 or n_labels == 0 or total == 0:
         return tuple(tuple(sorted(t)) for t in tails), _f1(*_always_counts(Y, always, n), total)
     rows = sp.csr_array(F)   # the rules firing on each record: the counts' updates read it
-    T = sp.csr_array((np.ones(sum(map(len, tails)), dtype=np.int32),
-                      np.fromiter((k for t in tails for k in sorted(t)), dtype=np.int32),
-                      np.concatenate([[0], np.cumsum([len(t) for t in tails])])), shape=(n_rules, n_labels))
-    P = sp.csc_array((rows.astype(np.int32) @ T) > 0)   # the union the rules predict, label by label
-    P.sort_indices()
+    T = _tail_matrix([sorted(t) for t in tails], n_labels)
+    P = _predicted(rows, T)
     Yc = sp.csc_array(Y)
     Yc.sort_indices()
     hit = P.multiply(Yc)
@@ -122,8 +119,8 @@ def _complete(F, tails, Y, always=()):
     a = (Ft @ (Yc.astype(np.int64) - hit.astype(np.int64))).toarray()
     b = np.diff(F.indptr).astype(np.int64)[:, None] - (Ft @ P.astype(np.int64)).toarray() - a
     in_tail = T.toarray().astype(np.uint8)
-    a[in_tail.astype(bool)] = 0
-    b[in_tail.astype(bool)] = 0
+    a[in_tail == 1] = 0
+    b[in_tail == 1] = 0
     label_tp = np.diff(sp.csc_array(hit).indptr).astype(np.int64)
     label_predicted = np.diff(P.indptr).astype(np.int64)
     always = np.asarray(sorted(set(always)), dtype=np.int64)
@@ -134,7 +131,7 @@ def _complete(F, tails, Y, always=()):
         b[:, always] = 0
     tp = int(label_tp.sum())
     fp = int(label_predicted.sum()) - tp
-    # The rounds in compiled code (one pass over every (rule, label) per round).
+    # The rounds in compiled code (a lazy greedy over the labels' best rules).
     added_rule = np.empty(n_rules * n_labels, dtype=np.int32)
     added_label = np.empty(n_rules * n_labels, dtype=np.int32)
     n_added, tp, fp = _selection.tail_completion_greedy(
@@ -147,11 +144,36 @@ def _complete(F, tails, Y, always=()):
     return tuple(tuple(sorted(t)) for t in tails), _f1(tp, fp, total)
 
 
+def _tail_matrix(tails, n_labels):
+    """The tails as a (rules × labels) 0/1 CSR of int32 (each tail's ids sorted)."""
+    from ..rules._check import _rules_to_csr
+
+    _, _, indptr, ids = _rules_to_csr([((), tail) for tail in tails])
+    return sp.csr_array((np.ones(ids.size, dtype=np.int32), ids, indptr), shape=(len(tails), n_labels))
+
+
+def _predicted(fired, T):
+    """The union of the tails ``T`` (:func:`_tail_matrix`) where their rules fire (``fired``:
+    records × rules): a boolean (records × labels) CSC with sorted indices."""
+    P = sp.csc_array((sp.csr_array(fired).astype(np.int32) @ T) > 0)
+    P.sort_indices()
+    return P
+
+
+def label_counts(fired, tails, Y):
+    """Per label, the (true, false) positives of the rule list that predicts the union of
+    ``tails`` (sorted label ids) where their rules fire (``fired``: records × rules), against the
+    boolean labels ``Y`` (records × labels); two int64 arrays."""
+    P = _predicted(fired, _tail_matrix(tails, Y.shape[1]))
+    tp = np.diff(sp.csc_array(P.multiply(Y)).indptr).astype(np.int64)
+    return tp, np.diff(P.indptr).astype(np.int64) - tp
+
+
 def _always_counts(Y, always, n):
     """(tp, fp) of predicting the labels ``always`` on all n records."""
-    count = np.diff(sp.csc_array(Y).indptr)
-    tp = int(count[list(set(always))].sum())
-    return tp, n * len(set(always)) - tp
+    labels = list(set(always))
+    tp = int(np.diff(sp.csc_array(Y).indptr)[labels].sum())
+    return tp, n * len(labels) - tp
 
 
 def _f1(tp, fp, total):
