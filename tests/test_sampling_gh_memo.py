@@ -777,3 +777,51 @@ def test_long_record_bitsets_give_the_plain_heads(global_random_seed, negated):
     for call in range(2):
         assert memo.sample_many(tails, 30, random_state=call) == plain.sample_many(tails, 30, random_state=call)
     assert memo._memo.n_bitset_counts + memo._memo.n_direct_steps > 0
+
+
+@pytest.mark.parametrize("bits", [True, False], ids=["record-bitsets", "stamps"])
+@pytest.mark.parametrize("sorted_prefix", [1, 8, 256])
+def test_candidates_looked_up_past_the_sorted_prefix_give_the_plain_heads(global_random_seed, bits, sorted_prefix):
+    """Wide sparse records (a few features each of thousands): a root holds every feature of its
+    tail's positive records, and a search whose candidates are not among the sorted prefix looks
+    them up among the others, stored by feature id, instead of scanning them
+    (``n_lookup_steps``).  Every option gives the plain kernel's heads, ties included (few
+    distinct gains), and the entries past a root's prefix are in increasing feature id."""
+    rng = np.random.RandomState(global_random_seed)
+    n, m = 400, 3000
+    X = np.zeros((n, m), dtype=bool)
+    topics = rng.randint(4, size=n)
+    for i in range(n):
+        # Topic words (shared, so that heads have support) and a few rare ones.
+        X[i, rng.choice(60, 6, replace=False) + 60 * topics[i]] = True
+        X[i, rng.randint(240, m, size=4)] = True
+    Y = np.column_stack([topics == k for k in range(3)] + [rng.rand(n) < 0.3]).astype(np.uint8)
+    data = BinaryData(X, Y)
+    tails = [(0,), (1,), (2,), (3,), (0, 3)]
+    lookups = 0
+    for seed, gamma, uncovered, candidates in [("uniform", 0.5, False, "difference"), ("paper", 1.0, False, "difference"),
+                                               ("uniform", 0.0, True, "positive"), ("deterministic", 0.5, False,
+                                                                                    "difference")]:
+        memo, plain = _pair(data, 4, sorted_prefix, 2, seed=seed, gamma=gamma, max_head_length=3,
+                            uncovered=uncovered, candidates=candidates)
+        if not bits:
+            memo._bits = (None, 0)
+        rules = []
+        for call in range(3):
+            got = memo.sample_many(tails, 10, random_state=call, n_threads=1 + call % 2)
+            assert got == plain.sample_many(tails, 10, random_state=call)
+            if uncovered:
+                rules.append(((topics.argmax() * 60,), tails[call]))
+                memo.update_rules(rules)
+                plain.update_rules(rules)
+        tree = memo._memo
+        lookups += tree.n_lookup_steps
+        mean_length = data.X.nnz / n
+        for root in set(memo._roots.values()):
+            features = tree.entries(root)[0]
+            rest = features[min(sorted_prefix, features.size):]
+            # Well past the size where looking a record's features up costs less than a scan.
+            if rest.size >= 64 and rest.size > 4 * mean_length * np.ceil(np.log2(rest.size)):
+                assert np.all(np.diff(rest) > 0)
+    if sorted_prefix < 256:   # with the default prefix, the searches here find candidates in it
+        assert lookups > 0

@@ -11,7 +11,12 @@ chosen features), and holds every feature h of the records of D[H] (h ∉ H)
 with its gain, sorted by decreasing gain and then increasing feature id.  A
 search then only scans a node's list for the first feature that is a
 candidate: the first candidate in that order is exactly the candidate the
-plain search (:mod:`corset._ext._gh`) picks, ties included.  Features absent
+plain search (:mod:`corset._ext._gh`) picks, ties included.  A node sorts
+only its best entries; when none of them is a candidate, the search takes
+the best candidate among the others, and where those are many (a root on
+wide data holds every feature of its tail's positive records), they are
+stored by feature id and the search looks its few candidates up among them
+instead of reading them all.  Features absent
 from every record of D[H] have phi(H ∪ {h}) = 0; they are handled apart.
 
 Nodes are built on first use, by one scan of the features of the records of
@@ -73,6 +78,8 @@ cdef extern from "corset_gh_memo.h":
     void partition_entries "corset_gh_partition"(Entry* first, Py_ssize_t k, Py_ssize_t n) noexcept nogil
     void offer_entry "corset_gh_offer"(Entry* heap, Py_ssize_t* n, Py_ssize_t k, const Entry& e) noexcept nogil
     void sort_entries "corset_gh_sort"(Entry* first, Py_ssize_t n) noexcept nogil
+    void sort_by_feature "corset_gh_sort_by_feature"(Entry* first, Py_ssize_t n) noexcept nogil
+    Py_ssize_t find_entry "corset_gh_find"(const Entry* first, Py_ssize_t n, int32_t f, Py_ssize_t* start) noexcept nogil
     int ctz64 "corset_ctz64"(uint64_t x) noexcept nogil
     void prefetch "corset_prefetch"(const void* p) noexcept nogil
     Py_ssize_t and_columns "corset_gh_and_columns"(const uint64_t* feature_bits, Py_ssize_t n_rw, const index_t* path,
@@ -100,6 +107,43 @@ cdef extern from "corset_gh_memo.h":
 # Entries per block of the memo (1.5 MB).
 cdef Py_ssize_t BLOCK_ENTRIES = 65536
 
+# A node whose entries past its sorted prefix number at least FEATURE_ORDER_MIN, and would
+# cost more to scan than a search's candidates (a record's features, ``mean_length`` on
+# average) to look up among them, stores them in increasing feature id (still all worse than
+# the prefix): a search finding no candidate in the prefix then looks its own candidates up
+# among them (``_choose_from_node``) instead of reading them all.  On wide data a root holds
+# every feature of its tail's positive records (tens of thousands) and a search a few dozen
+# candidates; with negated literals a record holds about half the literals, and the sort
+# would not pay.
+cdef Py_ssize_t FEATURE_ORDER_MIN = 64
+# A look-up (a galloping search: dependent reads) is taken to cost LOOKUP_COST entries of a
+# scan per halving of the entries; the look-ups are made when they cost less than the scan.
+# Both choices change only the cost, never the entry chosen.
+cdef Py_ssize_t LOOKUP_COST = 2
+
+
+cdef inline Py_ssize_t _halvings(Py_ssize_t n) noexcept nogil:
+    # ceil(log2(n)), at least 1: the steps of a binary search among n entries.
+    cdef Py_ssize_t k = 1
+    while (<Py_ssize_t> 1 << k) < n:
+        k += 1
+    return k
+
+
+cdef inline bint _lookups_pay(Py_ssize_t n_rest, double n_candidates) noexcept nogil:
+    # Looking n_candidates up among n_rest entries sorted by feature costs less than scanning them.
+    return n_rest >= FEATURE_ORDER_MIN and n_candidates * _halvings(n_rest) * LOOKUP_COST < n_rest
+
+
+cdef inline bint _order_rest(Entry* entries, Py_ssize_t n, Py_ssize_t n_sorted,
+                             double mean_length) noexcept nogil:
+    # A node's entries past its sorted prefix in increasing feature id when look-ups among them
+    # would pay (the prefix's order is untouched; see FEATURE_ORDER_MIN); whether they are.
+    if not _lookups_pay(n - n_sorted, mean_length):
+        return False
+    sort_by_feature(entries + n_sorted, n - n_sorted)
+    return True
+
 
 cdef inline uint64_t _child_key(index_t node, index_t feature) noexcept nogil:
     return ((<uint64_t> <uint32_t> node) << 32) | <uint64_t> <uint32_t> feature
@@ -122,9 +166,12 @@ cdef class GreedyHeadMemo:
         ``top_k``: a sort of every entry when top_k is 32).
     sorted_prefix : int, default=256
         A complete node (a root, or a node rebuilt complete) sorts only its
-        best ``sorted_prefix`` entries; the others follow, all worse, in no
-        order, and a search that finds no candidate among the sorted ones
-        takes the best candidate among the others (the same choice).
+        best ``sorted_prefix`` entries; the others follow, all worse, and a
+        search that finds no candidate among the sorted ones takes the best
+        candidate among the others (the same choice).  The others are in
+        increasing feature id when looking a record's features up among
+        them costs less than reading them all (``n_lookup_steps`` counts
+        the steps that did), else in no order.
     upgrade_top_k : int, default=-1
         Entries a truncated node keeps when it is first rebuilt (its
         ``top_k`` best did not decide a search's step): its best
@@ -161,6 +208,7 @@ cdef class GreedyHeadMemo:
     cdef vector[index_t] node_length
     cdef vector[index_t] node_sorted
     cdef vector[uint8_t] node_complete
+    cdef vector[uint8_t] node_by_feature   # its entries past node_sorted are in increasing feature id
     cdef vector[index_t] node_count    # its head's entries when last built (kept or not): for inspection
     cdef vector[double] node_phi
     cdef vector[index_t] node_parent
@@ -189,6 +237,9 @@ cdef class GreedyHeadMemo:
     """Last steps of searches made without their node (dense records, few candidates)."""
     cdef readonly Py_ssize_t n_cooccurrence_counts
     """Node builds of heads {h} that took |D[h] ∩ D[g]| from h's co-occurrence row."""
+    cdef readonly Py_ssize_t n_lookup_steps
+    """Steps that looked their candidates up among a node's entries past its sorted prefix
+    (stored by feature id) instead of scanning those entries."""
     # Per plain feature h, |D[h] ∩ D[g]| for every plain feature g (NULL: not computed).  They
     # depend on the data only, not on a tail: computed once, read by every tail's node {h}.
     cdef vector[index_t*] cooc_rows
@@ -215,6 +266,7 @@ cdef class GreedyHeadMemo:
         self.n_split_counts = 0
         self.n_direct_steps = 0
         self.n_cooccurrence_counts = 0
+        self.n_lookup_steps = 0
         self.block_free = NULL
         self.block_left = 0
         self.stored = 0
@@ -254,6 +306,7 @@ cdef class GreedyHeadMemo:
         self.node_length.clear()
         self.node_sorted.clear()
         self.node_complete.clear()
+        self.node_by_feature.clear()
         self.node_count.clear()
         self.node_phi.clear()
         self.node_parent.clear()
@@ -348,13 +401,16 @@ cdef class GreedyHeadMemo:
 
     cdef index_t _add_node(self, index_t parent, index_t feature, index_t depth, double phi,
                            const Entry* items, Py_ssize_t n_items, Py_ssize_t n_keep,
-                           Py_ssize_t n_sorted) except -1:
+                           Py_ssize_t n_sorted, double mean_length) except -1:
         # The first n_sorted of the n_keep entries are the best, in order (a root: its best
-        # sorted_prefix; a child: its best child_sorted); the others are all worse.
+        # sorted_prefix; a child: its best child_sorted); the others are all worse, by feature
+        # id when look-ups of records of mean_length features among them pay (_order_rest).
         cdef index_t node = <index_t> self.node_start.size()
         self.node_start.push_back(self._store(items, n_keep))
         self.node_length.push_back(<index_t> n_keep)
         self.node_sorted.push_back(<index_t> min(n_sorted, n_keep))
+        self.node_by_feature.push_back(_order_rest(self.node_start[node], n_keep, min(n_sorted, n_keep),
+                                                   mean_length))
         self.node_complete.push_back(n_keep == n_items)
         self.node_count.push_back(<index_t> n_items)
         self.node_phi.push_back(phi)
@@ -366,13 +422,15 @@ cdef class GreedyHeadMemo:
         return node
 
     cdef int _upgrade_node(self, index_t node, const Entry* items, Py_ssize_t n_items, Py_ssize_t n_keep,
-                           Py_ssize_t n_sorted) except -1:
+                           Py_ssize_t n_sorted, double mean_length) except -1:
         # The node rebuilt with its best n_keep of n_items entries (every one: complete), the
         # first n_sorted in order.  The old, truncated entries stay behind in their block (at
         # most upgrade_top_k).
         self.node_start[node] = self._store(items, n_keep)
         self.node_length[node] = <index_t> n_keep
         self.node_sorted[node] = <index_t> min(n_sorted, n_keep)
+        self.node_by_feature[node] = _order_rest(self.node_start[node], n_keep, min(n_sorted, n_keep),
+                                                 mean_length)
         self.node_complete[node] = n_keep == n_items
         self.node_count[node] = <index_t> n_items
         self.n_upgrades += 1
@@ -399,6 +457,7 @@ cdef struct Workspace:
     Py_ssize_t n_split   # node builds that took |D[H+h]| by popcounts and scanned D[H]'s positives
     Py_ssize_t n_direct  # last steps made without their node
     Py_ssize_t n_cooc    # node builds {h} counted from h's co-occurrence row
+    Py_ssize_t n_lookup  # steps that looked their candidates up past a node's sorted prefix
     uint64_t* node_bits  # 3 x n_record_words: D[H], its positives, its role-0 records
     # Set by _count when it scanned plain features only: the negated literals' entries are
     # made by the caller from D[H]'s counts (n_support records, n_role1 of role 1, n_role0
@@ -1035,18 +1094,22 @@ cdef inline bint _is_candidate(index_t h, const Search* s, const Workspace* w) n
 
 
 cdef Choice _choose_from_node(const Entry* entries, Py_ssize_t n_e, Py_ssize_t n_sorted, bint complete,
-                              bint root, double phi, double gamma,
+                              bint by_feature, bint root, double phi, double gamma,
                               Search* s, const index_t* visited, Workspace* w,
                               bint* need_counting) noexcept nogil:
     """The best candidate from a node's entries (``need_counting``: the node must be completed first).
 
     The first ``n_sorted`` entries are the node's best, in order; the others
-    are all worse, in no order: the first candidate of the order is the first
-    of the sorted ones, else the best of the others.
+    are all worse: the first candidate of the order is the first of the
+    sorted ones, else the best of the others.  With ``by_feature`` the others
+    are in increasing feature id (``_order_rest``): a search with few
+    candidates then looks each of them up among them (``s.cand`` holds every
+    candidate) instead of reading them all, for the same choice (the order is
+    total).
     """
     cdef Choice c
-    cdef Py_ssize_t i, k, found = -1
-    cdef index_t h, absent = -1
+    cdef Py_ssize_t i, k, found = -1, n_rest = n_e - n_sorted, start = 0
+    cdef index_t h, absent = -1, last = -1
     cdef bint used
     need_counting[0] = False
     c.feature = -1
@@ -1054,10 +1117,23 @@ cdef Choice _choose_from_node(const Entry* entries, Py_ssize_t n_e, Py_ssize_t n
         if _is_candidate(entries[i].feature, s, w):
             found = i
             break
-    if found < 0:
-        for i in range(n_sorted, n_e):
-            if _is_candidate(entries[i].feature, s, w) and (found < 0 or entry_before(entries[i], entries[found])):
-                found = i
+    if found < 0 and n_rest > 0:
+        if by_feature and s.cand != NULL and _lookups_pay(n_rest, <double> s.n_cand):
+            w.n_lookup += 1
+            for k in range(s.n_cand):
+                h = s.cand[k]
+                if not _is_candidate(h, s, w):
+                    continue
+                if h < last:   # a record's row is sorted; a tail's list may not be
+                    start = 0
+                last = h
+                i = find_entry(entries + n_sorted, n_rest, h, &start)
+                if i >= 0 and (found < 0 or entry_before(entries[n_sorted + i], entries[found])):
+                    found = n_sorted + i
+        else:
+            for i in range(n_sorted, n_e):
+                if _is_candidate(entries[i].feature, s, w) and (found < 0 or entry_before(entries[i], entries[found])):
+                    found = i
     if found >= 0 and (entries[found].gain > -phi or s.all_present):
         # With a seed record D+ every candidate is in a record of D[H] (D+
         # itself), so no absent candidate can tie or win.
@@ -1201,7 +1277,8 @@ cdef int _advance(Search* s, GreedyHeadMemo memo, index_t* visited, double* scor
         node = s.node
         phi = memo.node_phi[node]
         c = _choose_from_node(memo.node_start[node], memo.node_length[node], memo.node_sorted[node],
-                              memo.node_complete[node], memo.node_depth[node] == 0, phi, memo.gamma,
+                              memo.node_complete[node], memo.node_by_feature[node], memo.node_depth[node] == 0,
+                              phi, memo.gamma,
                               s, visited, w, &need_counting)
         if need_counting:
             if (slot_bits != NULL and s.cand_bits != NULL and s.n_visited > 0
@@ -1332,7 +1409,7 @@ cdef int _build_roots(GreedyHeadMemo memo, const ptr_t[::1] f_indptr, const ptr_
                 first_v[1, f] = 0
             top_entries(items, min(memo.sorted_prefix, n_items), n_items)
         try:
-            roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items, memo.sorted_prefix)
+            roots[t] = memo._add_node(-1, -1, 0, 0.0, items, n_items, n_items, memo.sorted_prefix, b.mean_length)
         finally:
             free(items)
     return 0
@@ -1374,6 +1451,7 @@ cdef tuple _workspaces(Workspace* ws, int n_thr, Py_ssize_t n_features, Py_ssize
         ws[i].n_split = 0
         ws[i].n_direct = 0
         ws[i].n_cooc = 0
+        ws[i].n_lookup = 0
         ws[i].node_bits = &nbits[i, 0]
     return path_ws, stamps, counters, support_ws, node_bits_ws
 
@@ -1777,8 +1855,9 @@ cdef class _Requests:
                                                &b.neg, &ws[tid], &self.items[i], &self.keep[i], &self.n_sorted[i],
                                                self.cooc[i])
 
-    cdef int add_to(self, GreedyHeadMemo memo) except -1:
+    cdef int add_to(self, GreedyHeadMemo memo, double mean_length) except -1:
         """Add the built nodes to the trees (serial); returns 1 when a build failed, else 0.
+        ``mean_length``: the records' mean number of features (see ``_order_rest``).
 
         The nodes that were built are added even then, and the caller reports
         the failure after the threads' counters are in the memo.
@@ -1793,9 +1872,9 @@ cdef class _Requests:
             node = self.node[i]
             if self.feature[i] >= 0:
                 memo._add_node(node, self.feature[i], memo.node_depth[node] + 1, self.phi[i],
-                               self.items[i], self.count[i], self.keep[i], self.n_sorted[i])
+                               self.items[i], self.count[i], self.keep[i], self.n_sorted[i], mean_length)
             else:
-                memo._upgrade_node(node, self.items[i], self.count[i], self.keep[i], self.n_sorted[i])
+                memo._upgrade_node(node, self.items[i], self.count[i], self.keep[i], self.n_sorted[i], mean_length)
             free(self.items[i])
             self.items[i] = NULL
         return 1 if failed else 0
@@ -1810,7 +1889,9 @@ cdef void _collect_counters(GreedyHeadMemo memo, Workspace* ws, int n_thr) noexc
         memo.n_split_counts += ws[i].n_split
         memo.n_direct_steps += ws[i].n_direct
         memo.n_cooccurrence_counts += ws[i].n_cooc
+        memo.n_lookup_steps += ws[i].n_lookup
         ws[i].n_cooc = 0
+        ws[i].n_lookup = 0
         ws[i].n_dense = 0
         ws[i].n_bitset = 0
         ws[i].n_split = 0
@@ -2033,7 +2114,7 @@ def greedy_heads_memo(GreedyHeadMemo memo,
             break
         requests.rows(memo, &b)
         requests.build(memo, &b, &ws[0], pth, n_thr)
-        failed = requests.add_to(memo)
+        failed = requests.add_to(memo, b.mean_length)
         _collect_counters(memo, &ws[0], n_thr)
         if failed:
             raise MemoryError("greedy_heads_memo: could not allocate a node")

@@ -57,6 +57,35 @@ static inline void corset_gh_partition(corset_gh_entry* first, Py_ssize_t k, Py_
 static inline void corset_gh_sort(corset_gh_entry* first, Py_ssize_t n) {
     std::sort(first, first + n, corset_gh_order());
 }
+/* Increasing feature id: the order of a node's entries past its sorted prefix when
+   there are many (corset_gh_find looks a feature up among them). */
+struct corset_gh_by_feature {
+    bool operator()(const corset_gh_entry& a, const corset_gh_entry& b) const {
+        return a.feature < b.feature;
+    }
+};
+static inline void corset_gh_sort_by_feature(corset_gh_entry* first, Py_ssize_t n) {
+    std::sort(first, first + n, corset_gh_by_feature());
+}
+/* The position of feature f among first[0..n), sorted by feature id; -1 when absent.
+   *from: where to start, every feature before it being < f (0: anywhere); on return, the
+   first position whose feature is >= f, so that increasing features are looked up in
+   one pass: a galloping search from *from, whose steps grow with the distance covered. */
+static inline Py_ssize_t corset_gh_find(const corset_gh_entry* first, Py_ssize_t n, int32_t f,
+                                        Py_ssize_t* from) {
+    Py_ssize_t lo = *from, step = 1, hi;
+    while (lo + step < n && first[lo + step].feature < f) {
+        lo += step;
+        step <<= 1;
+    }
+    hi = lo + step < n ? lo + step : n;   /* first[hi].feature >= f, or hi == n */
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (first[mid].feature < f) lo = mid + 1; else hi = mid;
+    }
+    *from = lo;
+    return (lo < n && first[lo].feature == f) ? lo : -1;
+}
 /* D[H] as a bitset: the AND of the path's feature bitsets (n_rw words each)
    into dh[0..n_rw); its first and last non-zero words into *lo and *hi.
    Returns |D[H]| (0: *lo > *hi). */
