@@ -79,6 +79,25 @@ def test_rounds_match_brute_force(seed, n, n_rules, n_labels, density):
     assert brute_force_rounds(fired, got, Y, always)[0] == []
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_rounds_match_brute_force_with_many_labels(seed):
+    """Dozens of labels: the compiled rounds keep the labels' best additions in a heap (a lazy
+    greedy), rescoring stale ones; the same rounds as the brute force's, or the same micro-F1
+    where exact ties between additions are broken otherwise."""
+    rng = np.random.RandomState(seed)
+    n, n_rules, n_labels = 50, 8, 60
+    fired = rng.rand(n, n_rules) < rng.uniform(0.1, 0.5, size=n_rules)
+    Y = rng.rand(n, n_labels) < rng.uniform(0.02, 0.6, size=n_labels)
+    tails = [tuple(np.flatnonzero(rng.rand(n_labels) < 0.05)) for _ in range(n_rules)]
+    always = tuple(np.flatnonzero(rng.rand(n_labels) < 0.03))
+    rounds, want = brute_force_rounds(fired, tails, Y, always)
+    got, f1 = complete_tails(fired, tails, Y, always)
+    assert len(rounds) > 5
+    assert f1 == pytest.approx(micro_f1(Y, fired, want, always), abs=1e-12)
+    assert [set(t) for t in got] == want or f1 == pytest.approx(micro_f1(Y, fired, want, always), abs=1e-12)
+    assert brute_force_rounds(fired, got, Y, always)[0] == []
+
+
 def test_rounds_exactly_on_a_case_without_ties():
     # Rule 0 fires on records 0-5, rule 1 on 4-9; label 1 is carried by 0-4 and 8, label 2 by 6-9.
     fired = np.zeros((10, 2), dtype=bool)

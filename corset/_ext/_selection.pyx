@@ -1209,18 +1209,22 @@ def tail_completion_greedy(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
         return 0, tp, fp
     cdef uint8_t* predicted = <uint8_t*> calloc(n_records + 1, 1)
     cdef uint8_t* carried = <uint8_t*> calloc(n_records + 1, 1)
-    # Per label: its best rule's gain and rule as of round stamp[k] (gain <= 0: none).
+    # Per label: its best rule's gain and rule as of round stamp[k] (gain <= 0: none), and a heap
+    # of the labels with a positive gain, the best first (_label_before).
     cdef double* col_gain = <double*> malloc(n_labels * sizeof(double))
     cdef Py_ssize_t* col_rule = <Py_ssize_t*> malloc(n_labels * sizeof(Py_ssize_t))
     cdef int64_t* stamp = <int64_t*> malloc(n_labels * sizeof(int64_t))
-    if predicted == NULL or carried == NULL or col_gain == NULL or col_rule == NULL or stamp == NULL:
+    cdef Py_ssize_t* heap = <Py_ssize_t*> malloc(n_labels * sizeof(Py_ssize_t))
+    if (predicted == NULL or carried == NULL or col_gain == NULL or col_rule == NULL or stamp == NULL
+            or heap == NULL):
         free(predicted)
         free(carried)
         free(col_gain)
         free(col_rule)
         free(stamp)
+        free(heap)
         raise MemoryError()
-    cdef Py_ssize_t n_added = 0, k, bj, bk, r
+    cdef Py_ssize_t n_added = 0, k, bj, bk, r, n_heap = 0
     cdef ptr_t p, q
     cdef int64_t d, n_pos, n_neg, round_ = 0
     with nogil:
@@ -1228,22 +1232,28 @@ def tail_completion_greedy(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
         for k in range(n_labels):
             _completion_column(a, b, k, n_rules, tp, d, &col_gain[k], &col_rule[k])
             stamp[k] = 0
+            if col_gain[k] > 0:
+                _heap_push(heap, &n_heap, k, col_gain, col_rule)
         while True:
             # Lazy greedy: a label's gain with its counts unchanged only falls as micro-F1 rises
             # (the gain is (2a - F(a + b)) / (D + a + b), and F and D only grow), so a stale
             # best is a bound: the label with the highest bound is rescored until it is current.
-            while True:
-                bk = -1
-                for k in range(n_labels):
-                    if col_gain[k] > 0 and (bk < 0 or col_gain[k] > col_gain[bk]
-                                            or (col_gain[k] == col_gain[bk] and col_rule[k] < col_rule[bk])):
-                        bk = k
-                if bk < 0 or stamp[bk] == round_:
+            # A label whose gain falls to 0 leaves the heap for good (only the label added in a
+            # round has its counts changed, and it is rescored then).
+            bk = -1
+            while n_heap > 0:
+                bk = heap[0]
+                if stamp[bk] == round_:
                     break
+                _heap_pop(heap, &n_heap, col_gain, col_rule)
                 _completion_column(a, b, bk, n_rules, tp, d, &col_gain[bk], &col_rule[bk])
                 stamp[bk] = round_
+                if col_gain[bk] > 0:
+                    _heap_push(heap, &n_heap, bk, col_gain, col_rule)
+                bk = -1
             if bk < 0 or not col_gain[bk] > 1e-12:
                 break
+            _heap_pop(heap, &n_heap, col_gain, col_rule)
             bj = col_rule[bk]
             # Label bk's predicted records (the rules with bk in their tail) and its carriers.
             _mark_label(in_tail, f_indptr, f_ids, y_indptr, y_ids, bk, predicted, carried, 1)
@@ -1275,12 +1285,59 @@ def tail_completion_greedy(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
             # Label bk's counts changed: its best is rescored now (it may have risen).
             _completion_column(a, b, bk, n_rules, tp, d, &col_gain[bk], &col_rule[bk])
             stamp[bk] = round_
+            if col_gain[bk] > 0:
+                _heap_push(heap, &n_heap, bk, col_gain, col_rule)
     free(predicted)
     free(carried)
     free(col_gain)
     free(col_rule)
     free(stamp)
+    free(heap)
     return n_added, tp, fp
+
+
+cdef inline bint _label_before(Py_ssize_t x, Py_ssize_t y, const double* gain, const Py_ssize_t* rule) noexcept nogil:
+    """Label x's best addition is taken before y's: a higher gain, then a smaller rule, then a
+    smaller label (the row-major order of the pairs among equal gains)."""
+    if gain[x] != gain[y]:
+        return gain[x] > gain[y]
+    if rule[x] != rule[y]:
+        return rule[x] < rule[y]
+    return x < y
+
+
+cdef inline void _heap_push(Py_ssize_t* heap, Py_ssize_t* n, Py_ssize_t k, const double* gain,
+                            const Py_ssize_t* rule) noexcept nogil:
+    # Label k into the binary heap heap[0..n) whose front is the first by _label_before.
+    cdef Py_ssize_t i = n[0], parent
+    n[0] += 1
+    while i > 0:
+        parent = (i - 1) // 2
+        if not _label_before(k, heap[parent], gain, rule):
+            break
+        heap[i] = heap[parent]
+        i = parent
+    heap[i] = k
+
+
+cdef inline void _heap_pop(Py_ssize_t* heap, Py_ssize_t* n, const double* gain, const Py_ssize_t* rule) noexcept nogil:
+    # Drop the front of the heap (its keys must be those it was pushed with).
+    cdef Py_ssize_t i = 0, child, last
+    n[0] -= 1
+    if n[0] == 0:
+        return
+    last = heap[n[0]]
+    while True:
+        child = 2 * i + 1
+        if child >= n[0]:
+            break
+        if child + 1 < n[0] and _label_before(heap[child + 1], heap[child], gain, rule):
+            child += 1
+        if not _label_before(heap[child], last, gain, rule):
+            break
+        heap[i] = heap[child]
+        i = child
+    heap[i] = last
 
 
 cdef inline void _mark_label(const uint8_t[:, ::1] in_tail, const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
