@@ -406,11 +406,11 @@ cdef class GreedyHeadMemo:
         # sorted_prefix; a child: its best child_sorted); the others are all worse, by feature
         # id when look-ups of records of mean_length features among them pay (_order_rest).
         cdef index_t node = <index_t> self.node_start.size()
+        n_sorted = min(n_sorted, n_keep)
         self.node_start.push_back(self._store(items, n_keep))
         self.node_length.push_back(<index_t> n_keep)
-        self.node_sorted.push_back(<index_t> min(n_sorted, n_keep))
-        self.node_by_feature.push_back(_order_rest(self.node_start[node], n_keep, min(n_sorted, n_keep),
-                                                   mean_length))
+        self.node_sorted.push_back(<index_t> n_sorted)
+        self.node_by_feature.push_back(_order_rest(self.node_start[node], n_keep, n_sorted, mean_length))
         self.node_complete.push_back(n_keep == n_items)
         self.node_count.push_back(<index_t> n_items)
         self.node_phi.push_back(phi)
@@ -426,11 +426,11 @@ cdef class GreedyHeadMemo:
         # The node rebuilt with its best n_keep of n_items entries (every one: complete), the
         # first n_sorted in order.  The old, truncated entries stay behind in their block (at
         # most upgrade_top_k).
+        n_sorted = min(n_sorted, n_keep)
         self.node_start[node] = self._store(items, n_keep)
         self.node_length[node] = <index_t> n_keep
-        self.node_sorted[node] = <index_t> min(n_sorted, n_keep)
-        self.node_by_feature[node] = _order_rest(self.node_start[node], n_keep, min(n_sorted, n_keep),
-                                                 mean_length)
+        self.node_sorted[node] = <index_t> n_sorted
+        self.node_by_feature[node] = _order_rest(self.node_start[node], n_keep, n_sorted, mean_length)
         self.node_complete[node] = n_keep == n_items
         self.node_count[node] = <index_t> n_items
         self.n_upgrades += 1

@@ -1209,31 +1209,47 @@ def tail_completion_greedy(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
         return 0, tp, fp
     cdef uint8_t* predicted = <uint8_t*> calloc(n_records + 1, 1)
     cdef uint8_t* carried = <uint8_t*> calloc(n_records + 1, 1)
-    # Per label: its best rule's gain and rule as of round stamp[k] (gain <= 0: none), and a heap
-    # of the labels with a positive gain, the best first (_label_before).
+    # The rounds' workspaces (see _completion_rounds); free(NULL) does nothing.
     cdef double* col_gain = <double*> malloc(n_labels * sizeof(double))
     cdef Py_ssize_t* col_rule = <Py_ssize_t*> malloc(n_labels * sizeof(Py_ssize_t))
     cdef int64_t* stamp = <int64_t*> malloc(n_labels * sizeof(int64_t))
     cdef Py_ssize_t* heap = <Py_ssize_t*> malloc(n_labels * sizeof(Py_ssize_t))
-    if (predicted == NULL or carried == NULL or col_gain == NULL or col_rule == NULL or stamp == NULL
-            or heap == NULL):
+    try:
+        if (predicted == NULL or carried == NULL or col_gain == NULL or col_rule == NULL or stamp == NULL
+                or heap == NULL):
+            raise MemoryError()
+        return _completion_rounds(f_indptr, f_ids, r_indptr, r_ids, y_indptr, y_ids, in_tail, a, b, tp, fp,
+                                  total, added_rule, added_label, predicted, carried, col_gain, col_rule,
+                                  stamp, heap)
+    finally:
         free(predicted)
         free(carried)
         free(col_gain)
         free(col_rule)
         free(stamp)
         free(heap)
-        raise MemoryError()
+
+
+cdef tuple _completion_rounds(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
+                              const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
+                              const ptr_t[::1] y_indptr, const index_t[::1] y_ids,
+                              uint8_t[:, ::1] in_tail, int64_t[:, ::1] a, int64_t[:, ::1] b,
+                              int64_t tp, int64_t fp, int64_t total,
+                              index_t[::1] added_rule, index_t[::1] added_label,
+                              uint8_t* predicted, uint8_t* carried, double* col_gain, Py_ssize_t* col_rule,
+                              int64_t* stamp, Py_ssize_t* heap):
+    """The rounds of :func:`tail_completion_greedy` in the workspaces it allocated: per record,
+    ``predicted`` and ``carried`` (zero); per label, its best rule's gain and rule as of round
+    ``stamp[k]`` (gain <= 0: none); ``heap``, the labels with a positive gain, the best first
+    (:func:`_label_before`)."""
+    cdef Py_ssize_t n_rules = a.shape[0], n_labels = a.shape[1]
     cdef Py_ssize_t n_added = 0, k, bj, bk, r, n_heap = 0
     cdef ptr_t p, q
     cdef int64_t d, n_pos, n_neg, round_ = 0
     with nogil:
         d = 2 * tp + fp + (total - tp)
         for k in range(n_labels):
-            _completion_column(a, b, k, n_rules, tp, d, &col_gain[k], &col_rule[k])
-            stamp[k] = 0
-            if col_gain[k] > 0:
-                _heap_push(heap, &n_heap, k, col_gain, col_rule)
+            _rescore_label(a, b, k, n_rules, tp, d, col_gain, col_rule, stamp, 0, heap, &n_heap)
         while True:
             # Lazy greedy: a label's gain with its counts unchanged only falls as micro-F1 rises
             # (the gain is (2a - F(a + b)) / (D + a + b), and F and D only grow), so a stale
@@ -1246,10 +1262,7 @@ def tail_completion_greedy(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
                 if stamp[bk] == round_:
                     break
                 _heap_pop(heap, &n_heap, col_gain, col_rule)
-                _completion_column(a, b, bk, n_rules, tp, d, &col_gain[bk], &col_rule[bk])
-                stamp[bk] = round_
-                if col_gain[bk] > 0:
-                    _heap_push(heap, &n_heap, bk, col_gain, col_rule)
+                _rescore_label(a, b, bk, n_rules, tp, d, col_gain, col_rule, stamp, round_, heap, &n_heap)
                 bk = -1
             if bk < 0 or not col_gain[bk] > 1e-12:
                 break
@@ -1283,17 +1296,18 @@ def tail_completion_greedy(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,
             round_ += 1
             d = 2 * tp + fp + (total - tp)
             # Label bk's counts changed: its best is rescored now (it may have risen).
-            _completion_column(a, b, bk, n_rules, tp, d, &col_gain[bk], &col_rule[bk])
-            stamp[bk] = round_
-            if col_gain[bk] > 0:
-                _heap_push(heap, &n_heap, bk, col_gain, col_rule)
-    free(predicted)
-    free(carried)
-    free(col_gain)
-    free(col_rule)
-    free(stamp)
-    free(heap)
+            _rescore_label(a, b, bk, n_rules, tp, d, col_gain, col_rule, stamp, round_, heap, &n_heap)
     return n_added, tp, fp
+
+
+cdef inline void _rescore_label(int64_t[:, ::1] a, int64_t[:, ::1] b, Py_ssize_t k, Py_ssize_t n_rules,
+                                int64_t tp, int64_t d, double* gain, Py_ssize_t* rule, int64_t* stamp,
+                                int64_t round_, Py_ssize_t* heap, Py_ssize_t* n_heap) noexcept nogil:
+    # Label k (not in the heap) scored as of round round_, and back into the heap if it can still gain.
+    _completion_column(a, b, k, n_rules, tp, d, &gain[k], &rule[k])
+    stamp[k] = round_
+    if gain[k] > 0:
+        _heap_push(heap, n_heap, k, gain, rule)
 
 
 cdef inline bint _label_before(Py_ssize_t x, Py_ssize_t y, const double* gain, const Py_ssize_t* rule) noexcept nogil:
