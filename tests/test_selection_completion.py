@@ -98,6 +98,44 @@ def test_rounds_match_brute_force_with_many_labels(seed):
     assert brute_force_rounds(fired, got, Y, always)[0] == []
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_the_rounds_start_from_the_counts_of_the_predicted_matrix(seed):
+    """The one pass over the records (tail_completion_counts) gives, for each rule and label, the
+    records not yet predicted the label with and without it, and per label the true and predicted
+    pairs, as read from the dense predicted matrix."""
+    from corset._ext import _selection
+
+    rng = np.random.RandomState(seed)
+    n, n_rules, n_labels = 40, 6, 9
+    fired = rng.rand(n, n_rules) < rng.uniform(0.1, 0.7, size=n_rules)
+    Y = rng.rand(n, n_labels) < rng.uniform(0.05, 0.7, size=n_labels)
+    tails = [sorted(np.flatnonzero(rng.rand(n_labels) < 0.3).tolist()) for _ in range(n_rules)]
+    is_always = (rng.rand(n_labels) < 0.2).astype(np.uint8)
+    P = np.zeros(Y.shape, dtype=bool)
+    for j, tail in enumerate(tails):
+        P[np.ix_(fired[:, j], tail)] = True
+    P[:, is_always == 1] = False   # counted apart by the caller
+    in_tail = np.zeros((n_rules, n_labels), dtype=np.uint8)
+    for j, tail in enumerate(tails):
+        in_tail[j, tail] = 1
+    open_ = (in_tail == 0) & (is_always == 0)[None, :]
+    want_a = np.where(open_, fired.T.astype(np.int64) @ (Y & ~P), 0)
+    want_b = np.where(open_, fired.T.astype(np.int64) @ (~Y & ~P), 0)
+    F, R, Yr = sp.csc_array(fired), sp.csr_array(fired), sp.csr_array(Y)
+    t_indptr, t_ids = corset.selection._completion._tail_csr(tails)
+    a, b = np.full((n_rules, n_labels), -7, dtype=np.int64), np.full((n_rules, n_labels), -7, dtype=np.int64)
+    got_in_tail = np.full((n_rules, n_labels), 9, dtype=np.uint8)
+    tp, predicted = np.full(n_labels, -7, dtype=np.int64), np.full(n_labels, -7, dtype=np.int64)
+    _selection.tail_completion_counts(R.indptr.astype(np.int64), R.indices.astype(np.int32),
+                                      Yr.indptr.astype(np.int64), Yr.indices.astype(np.int32), t_indptr, t_ids,
+                                      F.indptr.astype(np.int64), is_always, a, b, got_in_tail, tp, predicted)
+    np.testing.assert_array_equal(a, want_a)
+    np.testing.assert_array_equal(b, want_b)
+    np.testing.assert_array_equal(got_in_tail, in_tail)
+    np.testing.assert_array_equal(tp, (P & Y).sum(axis=0))
+    np.testing.assert_array_equal(predicted, P.sum(axis=0))
+
+
 def test_rounds_exactly_on_a_case_without_ties():
     # Rule 0 fires on records 0-5, rule 1 on 4-9; label 1 is carried by 0-4 and 8, label 2 by 6-9.
     fired = np.zeros((10, 2), dtype=bool)

@@ -19,8 +19,10 @@ sorted record ids of its support D[R]):
   for evaluating the objective of a final rule set;
 * :func:`default_tail_greedy`, :func:`default_tail_rows`: the default rule's
   tail, for one rule list or every prefix of one;
-* :func:`tail_completion_greedy`: labels added to the selected rules' tails
-  for training micro-F1 (``complete_tails``);
+* :func:`tail_completion_counts`, :func:`tail_completion_greedy`: labels
+  added to the selected rules' tails for training micro-F1
+  (``complete_tails``): the counts the rounds start from, in one pass over
+  the records, and the rounds;
 * :func:`prefix_pair_counts`: the per-label true and false positives of
   every prefix of a rule list (the internal validation's held-out curves).
 
@@ -1175,6 +1177,91 @@ def default_tail_rows(const int64_t[::1] count, int64_t[:, ::1] tp, int64_t[:, :
         for i in range(n_rows):
             out_v[i] = _default_tail_core(&count[0], &tp[i, 0], &fp[i, 0], n_labels, n_records, &chosen[i, 0])
     return out
+
+
+def tail_completion_counts(const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
+                           const ptr_t[::1] yr_indptr, const index_t[::1] yr_ids,
+                           const ptr_t[::1] t_indptr, const index_t[::1] t_ids,
+                           const ptr_t[::1] f_indptr, const uint8_t[::1] always,
+                           int64_t[:, ::1] a, int64_t[:, ::1] b, uint8_t[:, ::1] in_tail,
+                           int64_t[::1] label_tp, int64_t[::1] label_predicted):
+    """The counts :func:`tail_completion_greedy` starts from, in one pass over the records.
+
+    ``r_*``: each record's firing rules; ``yr_*``: each record's labels
+    (sorted); ``t_*``: each rule's tail; ``f_indptr``: the rules' record
+    counts (``f_indptr[j + 1] - f_indptr[j]`` records fire rule j);
+    ``always[k]``: label k is predicted on every record (a default rule's
+    tail).  Fills (from zero) ``a[j, k]`` and ``b[j, k]``, the records of
+    rule j on which no rule predicts k, with and without k (0 where k is in
+    rule j's tail or ``always``), ``in_tail``, and per label the true and
+    predicted pairs of the rule list (``always``: every record).  The record
+    P_i of the labels predicted on record i is the union of its rules'
+    tails: a[j, k] counts the records of rule j with k in L_i \\ P_i, b[j, k]
+    is |D[H_j]| minus those with k in P_i and minus a[j, k].  No (records ×
+    labels) matrix is built: the work is Σ_i |rules of i| · (|L_i| + |P_i|).
+    """
+    cdef Py_ssize_t n_records = r_indptr.shape[0] - 1
+    cdef Py_ssize_t n_rules = a.shape[0], n_labels = a.shape[1]
+    if (b.shape[0] != n_rules or b.shape[1] != n_labels or in_tail.shape[0] != n_rules
+            or in_tail.shape[1] != n_labels or yr_indptr.shape[0] != n_records + 1
+            or t_indptr.shape[0] != n_rules + 1 or f_indptr.shape[0] != n_rules + 1
+            or always.shape[0] != n_labels or label_tp.shape[0] != n_labels
+            or label_predicted.shape[0] != n_labels):
+        raise ValueError("tail_completion_counts: inconsistent shapes")
+    cdef int64_t* stamp = <int64_t*> malloc((n_labels + 1) * sizeof(int64_t))
+    cdef index_t* predicted = <index_t*> malloc((n_labels + 1) * sizeof(index_t))
+    cdef Py_ssize_t i, j, k, m, n_predicted
+    cdef ptr_t p, q
+    try:
+        if stamp == NULL or predicted == NULL:
+            raise MemoryError()
+        with nogil:
+            for k in range(n_labels):
+                stamp[k] = -1
+                label_tp[k] = 0
+                label_predicted[k] = 0
+            for j in range(n_rules):
+                for k in range(n_labels):
+                    a[j, k] = 0
+                    b[j, k] = 0   # first the records of rule j predicted k, then b itself
+                    in_tail[j, k] = 0
+                for p in range(t_indptr[j], t_indptr[j + 1]):
+                    in_tail[j, t_ids[p]] = 1
+            for i in range(n_records):
+                # P_i: the labels of record i's rules' tails, stamped i (always: counted apart).
+                n_predicted = 0
+                for p in range(r_indptr[i], r_indptr[i + 1]):
+                    j = r_ids[p]
+                    for q in range(t_indptr[j], t_indptr[j + 1]):
+                        k = t_ids[q]
+                        if stamp[k] != i and not always[k]:
+                            stamp[k] = i
+                            predicted[n_predicted] = <index_t> k
+                            n_predicted += 1
+                for m in range(n_predicted):
+                    label_predicted[predicted[m]] += 1
+                for q in range(yr_indptr[i], yr_indptr[i + 1]):
+                    k = yr_ids[q]
+                    if stamp[k] == i:
+                        label_tp[k] += 1
+                for p in range(r_indptr[i], r_indptr[i + 1]):
+                    j = r_ids[p]
+                    for q in range(yr_indptr[i], yr_indptr[i + 1]):
+                        k = yr_ids[q]
+                        if stamp[k] != i and not always[k]:
+                            a[j, k] += 1
+                    for m in range(n_predicted):
+                        b[j, predicted[m]] += 1
+            for j in range(n_rules):
+                for k in range(n_labels):
+                    if in_tail[j, k] or always[k]:
+                        a[j, k] = 0
+                        b[j, k] = 0
+                    else:
+                        b[j, k] = (f_indptr[j + 1] - f_indptr[j]) - b[j, k] - a[j, k]
+    finally:
+        free(stamp)
+        free(predicted)
 
 
 def tail_completion_greedy(const ptr_t[::1] f_indptr, const index_t[::1] f_ids,

@@ -2200,14 +2200,18 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         records (:func:`corset.selection.complete_tails`), ``always`` predicted on every record
         (the default rule's tail)."""
         from ..rules._check import _rules_to_csr
-        from ..selection._completion import _complete
+        from ..selection._completion import complete_indexed
 
         head_indptr, head_ids = _rules_to_csr(rules)[:2]
         index = data.feature_records
         indptr, ids = _selection.supports(index.indptr, index.ids, data.n_records, head_indptr, head_ids)
-        fired = sp.csc_array((np.ones(len(ids), dtype=bool), np.asarray(ids), np.asarray(indptr)),
-                             shape=(data.n_records, len(rules)))
-        tails, _ = _complete(fired, [tuple(tail) for _, tail in rules], sp.csr_array(data.Y, dtype=bool), always)
+        # The layer's own label indexes and the rules' records, read in place: no copy of Y and no
+        # (records × labels) matrix, which on a million records would cost more than the fit.
+        rows = sp.csc_array((np.ones(len(ids), dtype=bool), np.asarray(ids), np.asarray(indptr)),
+                            shape=(data.n_records, len(rules))).tocsr()
+        ys, yc = data.record_labels, data.label_records
+        tails, _ = complete_indexed(indptr, ids, rows.indptr, rows.indices, ys.indptr, ys.ids, yc.indptr, yc.ids,
+                                    [tuple(tail) for _, tail in rules], always)
         return [(head, tail) for (head, _), tail in zip(rules, tails)]
 
     @staticmethod

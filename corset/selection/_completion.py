@@ -102,46 +102,73 @@ def _binary_csc(M, name):
 def _complete(F, tails, Y, always=()):
     """:func:`complete_tails` on checked input: ``F`` boolean CSC (records × rules) with sorted
     indices, ``tails`` sorted tuples, ``Y`` boolean CSR (records × labels), ``always`` label ids."""
-    n, n_rules = F.shape
-    n_labels = Y.shape[1]
-    tails = [set(t) for t in tails]
-    total = int(Y.nnz)
-    if n_rules == 0 or n_labels == 0 or total == 0:
-        return tuple(tuple(sorted(t)) for t in tails), _f1(*_always_counts(Y, always, n), total)
-    rows = sp.csr_array(F)   # the rules firing on each record: the counts' updates read it
-    T = _tail_matrix([sorted(t) for t in tails], n_labels)
-    P = _predicted(rows, T)
+    rows = sp.csr_array(F)   # the rules firing on each record
     Yc = sp.csc_array(Y)
-    Yc.sort_indices()
-    hit = P.multiply(Yc)
-    Ft = F.T.astype(np.int64)
-    # a[j, k], b[j, k]: the records of rule j not yet predicted k, with and without k.
-    a = (Ft @ (Yc.astype(np.int64) - hit.astype(np.int64))).toarray()
-    b = np.diff(F.indptr).astype(np.int64)[:, None] - (Ft @ P.astype(np.int64)).toarray() - a
-    in_tail = T.toarray().astype(np.uint8)
-    a[in_tail == 1] = 0
-    b[in_tail == 1] = 0
-    label_tp = np.diff(sp.csc_array(hit).indptr).astype(np.int64)
-    label_predicted = np.diff(P.indptr).astype(np.int64)
+    return complete_indexed(F.indptr, F.indices, rows.indptr, rows.indices, Y.indptr, Y.indices, Yc.indptr,
+                            Yc.indices, tails, always)
+
+
+def complete_indexed(f_indptr, f_ids, r_indptr, r_ids, yr_indptr, yr_ids, yc_indptr, yc_ids, tails, always=()):
+    """:func:`complete_tails` on the index arrays of checked input, no matrix built or copied.
+
+    ``f_*``: each rule's records (CSC of ``fired``), ``r_*``: each
+    record's rules (its CSR); ``yr_*``: each record's labels (CSR of Y),
+    ``yc_*``: each label's records (its CSC); ``tails`` sorted tuples,
+    ``always`` label ids.  The counts the greedy rounds start from come from
+    one pass over the records (:func:`corset._ext._selection.tail_completion_counts`):
+    on a million records no (records × labels) matrix of predictions exists.
+    """
+    n_records, n_rules, n_labels = len(r_indptr) - 1, len(f_indptr) - 1, len(yc_indptr) - 1
+    tails = [set(t) for t in tails]
+    total = int(yr_indptr[-1] - yr_indptr[0])
+    if n_rules == 0 or n_labels == 0 or total == 0:
+        label_counts = np.diff(np.asarray(yc_indptr, dtype=np.int64))
+        labels = sorted(set(always))
+        tp = int(label_counts[labels].sum())
+        return tuple(tuple(sorted(t)) for t in tails), _f1(tp, n_records * len(labels) - tp, total)
+    t_indptr, t_ids = _tail_csr([sorted(t) for t in tails])
     always = np.asarray(sorted(set(always)), dtype=np.int64)
+    is_always = np.zeros(n_labels, dtype=np.uint8)
+    is_always[always] = 1
+    f_indptr, f_ids, r_indptr, r_ids = _ptr(f_indptr), _idx(f_ids), _ptr(r_indptr), _idx(r_ids)
+    yc_indptr, yc_ids = _ptr(yc_indptr), _idx(yc_ids)
+    # a[j, k], b[j, k]: the records of rule j not yet predicted k, with and without k.
+    a = np.empty((n_rules, n_labels), dtype=np.int64)
+    b = np.empty((n_rules, n_labels), dtype=np.int64)
+    in_tail = np.empty((n_rules, n_labels), dtype=np.uint8)
+    label_tp = np.empty(n_labels, dtype=np.int64)
+    label_predicted = np.empty(n_labels, dtype=np.int64)
+    _selection.tail_completion_counts(r_indptr, r_ids, _ptr(yr_indptr), _idx(yr_ids), t_indptr, t_ids, f_indptr,
+                                      is_always, a, b, in_tail, label_tp, label_predicted)
     if always.size:   # the default rule's labels, predicted on every record: no rule adds them
-        count = np.diff(Yc.indptr).astype(np.int64)
-        label_tp[always], label_predicted[always] = count[always], n
-        a[:, always] = 0
-        b[:, always] = 0
+        label_tp[always], label_predicted[always] = np.diff(yc_indptr)[always], n_records
     tp = int(label_tp.sum())
     fp = int(label_predicted.sum()) - tp
     # The rounds in compiled code (a lazy greedy over the labels' best rules).
     added_rule = np.empty(n_rules * n_labels, dtype=np.int32)
     added_label = np.empty(n_rules * n_labels, dtype=np.int32)
-    n_added, tp, fp = _selection.tail_completion_greedy(
-        F.indptr.astype(np.int64), F.indices.astype(np.int32), rows.indptr.astype(np.int64),
-        rows.indices.astype(np.int32), Yc.indptr.astype(np.int64), Yc.indices.astype(np.int32),
-        in_tail, np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64),
-        tp, fp, total, added_rule, added_label)
+    n_added, tp, fp = _selection.tail_completion_greedy(f_indptr, f_ids, r_indptr, r_ids, yc_indptr, yc_ids,
+                                                        in_tail, a, b, tp, fp, total, added_rule, added_label)
     for j, k in zip(added_rule[:n_added].tolist(), added_label[:n_added].tolist()):
         tails[j].add(k)
     return tuple(tuple(sorted(t)) for t in tails), _f1(tp, fp, total)
+
+
+def _ptr(v):
+    return np.ascontiguousarray(v, dtype=np.int64)
+
+
+def _idx(v):
+    return np.ascontiguousarray(v, dtype=np.int32)
+
+
+def _tail_csr(tails):
+    """The tails (sorted label ids each) as CSR index arrays (int64 pointers, int32 ids)."""
+    lengths = np.fromiter((len(t) for t in tails), dtype=np.int64, count=len(tails))
+    indptr = np.zeros(len(tails) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    ids = np.fromiter((k for t in tails for k in t), dtype=np.int32, count=int(indptr[-1]))
+    return indptr, ids
 
 
 def _tail_matrix(tails, n_labels):
@@ -167,13 +194,6 @@ def label_counts(fired, tails, Y):
     P = _predicted(fired, _tail_matrix(tails, Y.shape[1]))
     tp = np.diff(sp.csc_array(P.multiply(Y)).indptr).astype(np.int64)
     return tp, np.diff(P.indptr).astype(np.int64) - tp
-
-
-def _always_counts(Y, always, n):
-    """(tp, fp) of predicting the labels ``always`` on all n records."""
-    labels = list(set(always))
-    tp = int(np.diff(sp.csc_array(Y).indptr)[labels].sum())
-    return tp, n * len(labels) - tp
 
 
 def _f1(tp, fp, total):
