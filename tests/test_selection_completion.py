@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import corset.selection._completion
 from corset import CorsetClassifier
 from corset.datasets import make_rule_data
+from corset.rules._check import _rules_to_csr
 from corset.selection import complete_tails
 from corset.selection._default import default_tail
 
@@ -122,7 +123,7 @@ def test_the_rounds_start_from_the_counts_of_the_predicted_matrix(seed):
     want_a = np.where(open_, fired.T.astype(np.int64) @ (Y & ~P), 0)
     want_b = np.where(open_, fired.T.astype(np.int64) @ (~Y & ~P), 0)
     F, R, Yr = sp.csc_array(fired), sp.csr_array(fired), sp.csr_array(Y)
-    t_indptr, t_ids = corset.selection._completion._tail_csr(tails)
+    _, _, t_indptr, t_ids = _rules_to_csr([((), t) for t in tails])
     a, b = np.full((n_rules, n_labels), -7, dtype=np.int64), np.full((n_rules, n_labels), -7, dtype=np.int64)
     got_in_tail = np.full((n_rules, n_labels), 9, dtype=np.uint8)
     tp, predicted = np.full(n_labels, -7, dtype=np.int64), np.full(n_labels, -7, dtype=np.int64)

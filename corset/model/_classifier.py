@@ -2200,7 +2200,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         records (:func:`corset.selection.complete_tails`), ``always`` predicted on every record
         (the default rule's tail)."""
         from ..rules._check import _rules_to_csr
-        from ..selection._completion import complete_indexed
+        from ..selection._completion import _complete_indexed
 
         head_indptr, head_ids = _rules_to_csr(rules)[:2]
         index = data.feature_records
@@ -2210,7 +2210,7 @@ class CorsetClassifier(ClassifierMixin, BaseEstimator):
         rows = sp.csc_array((np.ones(len(ids), dtype=bool), np.asarray(ids), np.asarray(indptr)),
                             shape=(data.n_records, len(rules))).tocsr()
         ys, yc = data.record_labels, data.label_records
-        tails, _ = complete_indexed(indptr, ids, rows.indptr, rows.indices, ys.indptr, ys.ids, yc.indptr, yc.ids,
+        tails, _ = _complete_indexed(indptr, ids, rows.indptr, rows.indices, ys.indptr, ys.ids, yc.indptr, yc.ids,
                                     [tuple(tail) for _, tail in rules], always)
         return [(head, tail) for (head, _), tail in zip(rules, tails)]
 

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._ext import _selection
+from ..rules._check import _rules_to_csr
 
 __all__ = ["complete_tails"]
 
@@ -104,11 +105,11 @@ def _complete(F, tails, Y, always=()):
     indices, ``tails`` sorted tuples, ``Y`` boolean CSR (records × labels), ``always`` label ids."""
     rows = sp.csr_array(F)   # the rules firing on each record
     Yc = sp.csc_array(Y)
-    return complete_indexed(F.indptr, F.indices, rows.indptr, rows.indices, Y.indptr, Y.indices, Yc.indptr,
+    return _complete_indexed(F.indptr, F.indices, rows.indptr, rows.indices, Y.indptr, Y.indices, Yc.indptr,
                             Yc.indices, tails, always)
 
 
-def complete_indexed(f_indptr, f_ids, r_indptr, r_ids, yr_indptr, yr_ids, yc_indptr, yc_ids, tails, always=()):
+def _complete_indexed(f_indptr, f_ids, r_indptr, r_ids, yr_indptr, yr_ids, yc_indptr, yc_ids, tails, always=()):
     """:func:`complete_tails` on the index arrays of checked input, no matrix built or copied.
 
     ``f_*``: each rule's records (CSC of ``fired``), ``r_*``: each
@@ -126,7 +127,7 @@ def complete_indexed(f_indptr, f_ids, r_indptr, r_ids, yr_indptr, yr_ids, yc_ind
         labels = sorted(set(always))
         tp = int(label_counts[labels].sum())
         return tuple(tuple(sorted(t)) for t in tails), _f1(tp, n_records * len(labels) - tp, total)
-    t_indptr, t_ids = _tail_csr([sorted(t) for t in tails])
+    _, _, t_indptr, t_ids = _rules_to_csr([((), sorted(t)) for t in tails])
     always = np.asarray(sorted(set(always)), dtype=np.int64)
     is_always = np.zeros(n_labels, dtype=np.uint8)
     is_always[always] = 1
@@ -162,19 +163,8 @@ def _idx(v):
     return np.ascontiguousarray(v, dtype=np.int32)
 
 
-def _tail_csr(tails):
-    """The tails (sorted label ids each) as CSR index arrays (int64 pointers, int32 ids)."""
-    lengths = np.fromiter((len(t) for t in tails), dtype=np.int64, count=len(tails))
-    indptr = np.zeros(len(tails) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=indptr[1:])
-    ids = np.fromiter((k for t in tails for k in t), dtype=np.int32, count=int(indptr[-1]))
-    return indptr, ids
-
-
 def _tail_matrix(tails, n_labels):
     """The tails as a (rules × labels) 0/1 CSR of int32 (each tail's ids sorted)."""
-    from ..rules._check import _rules_to_csr
-
     _, _, indptr, ids = _rules_to_csr([((), tail) for tail in tails])
     return sp.csr_array((np.ones(ids.size, dtype=np.int32), ids, indptr), shape=(len(tails), n_labels))
 
