@@ -188,6 +188,15 @@ def test_bad_input_is_named(args, message):
         complete_tails(*args)
 
 
+def test_a_sparse_entry_stored_twice_is_its_sum_and_refused():
+    """scipy reads an entry stored twice as the sum of its copies: a Y whose stored 1s add up to 2
+    is no more binary than a dense 2."""
+    Y = sp.csr_array((np.ones(3, dtype=np.int64), np.array([0, 1, 1]), np.array([0, 3, 3])), shape=(2, 2))
+    assert Y.toarray()[0, 1] == 2
+    with pytest.raises(ValueError, match="Y must be binary"):
+        complete_tails(np.ones((2, 1)), [(0,)], Y)
+
+
 def test_bad_always_is_named():
     with pytest.raises(ValueError, match="always must hold label ids"):
         complete_tails(np.ones((3, 1)), [(0,)], np.ones((3, 2)), always=(5,))

@@ -92,6 +92,8 @@ def _binary_csc(M, name):
     M = sp.csc_array(M) if sp.issparse(M) else sp.csc_array(np.asarray(M))
     if M.ndim != 2:
         raise ValueError(f"{name} must be 2-D; got shape {M.shape}")
+    # A sparse entry stored twice holds the sum of its copies (scipy's reading): 1 + 1 is 2, not binary.
+    M.sum_duplicates()
     if M.nnz and not np.isin(M.data, (0, 1)).all():
         raise ValueError(f"{name} must be binary (0/1); got values such as {M.data[~np.isin(M.data, (0, 1))][0]!r}")
     M = M.astype(bool)
