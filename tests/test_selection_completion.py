@@ -180,8 +180,8 @@ def test_accepts_sparse_input_and_gives_the_same():
     ((np.ones((3, 2)), [(0,)], np.ones((3, 2))), "one entry per rule"),
     ((np.ones((3, 1)), [(2,)], np.ones((3, 2))), r"tails\[0\] must hold label ids"),
     ((np.ones((3, 1)), [(-1,)], np.ones((3, 2))), r"tails\[0\] must hold label ids"),
-    ((np.full((3, 1), 2), [(0,)], np.ones((3, 2))), "fired must be binary"),
-    ((np.ones((3, 1)), [(0,)], np.full((3, 2), 0.5)), "Y must be binary"),
+    ((np.full((3, 1), 2), [(0,)], np.ones((3, 2))), "fired must be a binary"),
+    ((np.ones((3, 1)), [(0,)], np.full((3, 2), 0.5)), "Y must be a binary"),
 ])
 def test_bad_input_is_named(args, message):
     with pytest.raises(ValueError, match=message):
@@ -193,7 +193,7 @@ def test_a_sparse_entry_stored_twice_is_its_sum_and_refused():
     is no more binary than a dense 2."""
     Y = sp.csr_array((np.ones(3, dtype=np.int64), np.array([0, 1, 1]), np.array([0, 3, 3])), shape=(2, 2))
     assert Y.toarray()[0, 1] == 2
-    with pytest.raises(ValueError, match="Y must be binary"):
+    with pytest.raises(ValueError, match="Y must be a binary"):
         complete_tails(np.ones((2, 1)), [(0,)], Y)
 
 

@@ -1,6 +1,7 @@
 """The default rule's tail (corset.selection.default_tail) against a brute-force greedy."""
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import f1_score
@@ -94,6 +95,18 @@ def numpy_rounds(count, tp, fp, n):
         tp[k], fp[k], fn[k] = count[k], n - count[k], 0
         current = float(score[k])
     return tuple(int(k) for k in np.flatnonzero(chosen)), current
+
+
+@pytest.mark.parametrize("Y, predicted, message", [
+    (np.full((2, 2), 0.5), np.zeros((2, 2)), "Y must be a binary"),
+    (np.ones((2, 2)), np.full((2, 2), 2), "predicted must be a binary"),
+    (sp.csr_array((np.ones(2), np.array([1, 1]), np.array([0, 2, 2])), shape=(2, 2)), np.zeros((2, 2)),
+     "Y must be a binary"),   # one entry stored twice: 2
+    (np.ones(3), np.ones(3), "Y must be 2-D"),
+])
+def test_values_other_than_0_and_1_are_refused_by_name(Y, predicted, message):
+    with pytest.raises(ValueError, match=message):
+        default_tail(Y, predicted)
 
 
 @pytest.mark.parametrize("seed", range(300))

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._ext import _selection
+from .._validation import check_binary_matrix
 from ..rules._check import _rules_to_csr
 
 __all__ = ["complete_tails"]
@@ -89,15 +90,8 @@ def complete_tails(fired, tails, Y, always=()):
 
 
 def _binary_csc(M, name):
-    M = sp.csc_array(M) if sp.issparse(M) else sp.csc_array(np.asarray(M))
-    if M.ndim != 2:
-        raise ValueError(f"{name} must be 2-D; got shape {M.shape}")
-    # A sparse entry stored twice holds the sum of its copies (scipy's reading): 1 + 1 is 2, not binary.
-    M.sum_duplicates()
-    if M.nnz and not np.isin(M.data, (0, 1)).all():
-        raise ValueError(f"{name} must be binary (0/1); got values such as {M.data[~np.isin(M.data, (0, 1))][0]!r}")
-    M = M.astype(bool)
-    M.eliminate_zeros()
+    # Checked as every binary matrix of the library is (0/1 values, an entry stored twice is its sum).
+    M = sp.csc_array(check_binary_matrix(M, name), dtype=bool)
     M.sort_indices()
     return M
 

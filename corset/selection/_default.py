@@ -13,16 +13,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._ext import _selection
+from .._validation import check_binary_matrix
 
 __all__ = ["default_tail", "default_tail_from_counts"]
 
 
 def _as_bool_csc(M, name, shape=None):
-    M = sp.csc_array(M)
+    # Checked as every binary matrix of the library is (0/1 values, an entry stored twice is its sum).
+    M = sp.csc_array(check_binary_matrix(M, name), dtype=bool)
     if shape is not None and M.shape != shape:
         raise ValueError(f"{name} must have shape {shape}; got {M.shape}")
-    M = M.astype(bool)
-    M.eliminate_zeros()
     return M
 
 
