@@ -137,6 +137,20 @@ def test_the_rounds_start_from_the_counts_of_the_predicted_matrix(seed):
     np.testing.assert_array_equal(predicted, P.sum(axis=0))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_label_counts_are_those_of_the_predicted_matrix(seed):
+    rng = np.random.RandomState(seed)
+    fired = rng.rand(30, 5) < 0.4
+    Y = rng.rand(30, 7) < 0.3
+    tails = [sorted(np.flatnonzero(rng.rand(7) < 0.3).tolist()) for _ in range(5)]
+    P = np.zeros(Y.shape, dtype=bool)
+    for j, tail in enumerate(tails):
+        P[np.ix_(fired[:, j], tail)] = True
+    tp, fp = corset.selection._completion.label_counts(sp.csc_array(fired), tails, sp.csr_array(Y))
+    np.testing.assert_array_equal(tp, (P & Y).sum(axis=0))
+    np.testing.assert_array_equal(fp, (P & ~Y).sum(axis=0))
+
+
 def test_rounds_exactly_on_a_case_without_ties():
     # Rule 0 fires on records 0-5, rule 1 on 4-9; label 1 is carried by 0-4 and 8, label 2 by 6-9.
     fired = np.zeros((10, 2), dtype=bool)

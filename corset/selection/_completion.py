@@ -159,27 +159,21 @@ def _idx(v):
     return np.ascontiguousarray(v, dtype=np.int32)
 
 
-def _tail_matrix(tails, n_labels):
-    """The tails as a (rules × labels) 0/1 CSR of int32 (each tail's ids sorted)."""
-    _, _, indptr, ids = _rules_to_csr([((), tail) for tail in tails])
-    return sp.csr_array((np.ones(ids.size, dtype=np.int32), ids, indptr), shape=(len(tails), n_labels))
-
-
-def _predicted(fired, T):
-    """The union of the tails ``T`` (:func:`_tail_matrix`) where their rules fire (``fired``:
-    records × rules): a boolean (records × labels) CSC with sorted indices."""
-    P = sp.csc_array((sp.csr_array(fired).astype(np.int32) @ T) > 0)
-    P.sort_indices()
-    return P
-
-
 def label_counts(fired, tails, Y):
     """Per label, the (true, false) positives of the rule list that predicts the union of
     ``tails`` (sorted label ids) where their rules fire (``fired``: records × rules), against the
-    boolean labels ``Y`` (records × labels); two int64 arrays."""
-    P = _predicted(fired, _tail_matrix(tails, Y.shape[1]))
-    tp = np.diff(sp.csc_array(P.multiply(Y)).indptr).astype(np.int64)
-    return tp, np.diff(P.indptr).astype(np.int64) - tp
+    boolean labels ``Y`` (records × labels, CSR); two int64 arrays.  The pass of
+    :func:`corset._ext._selection.tail_completion_counts` over the records: no predicted matrix."""
+    rows = sp.csr_array(fired)
+    n_rules, n_labels = rows.shape[1], Y.shape[1]
+    _, _, t_indptr, t_ids = _rules_to_csr([((), tail) for tail in tails])
+    f_indptr = np.zeros(n_rules + 1, dtype=np.int64)   # the rules' record counts: only b reads them
+    tp, predicted = np.empty(n_labels, dtype=np.int64), np.empty(n_labels, dtype=np.int64)
+    _selection.tail_completion_counts(
+        _ptr(rows.indptr), _idx(rows.indices), _ptr(Y.indptr), _idx(Y.indices), t_indptr, t_ids, f_indptr,
+        np.zeros(n_labels, dtype=np.uint8), np.empty((n_rules, n_labels), dtype=np.int64),
+        np.empty((n_rules, n_labels), dtype=np.int64), np.empty((n_rules, n_labels), dtype=np.uint8), tp, predicted)
+    return tp, predicted - tp
 
 
 def _f1(tp, fp, total):
