@@ -129,7 +129,7 @@ def test_the_rounds_start_from_the_counts_of_the_predicted_matrix(seed):
     tp, predicted = np.full(n_labels, -7, dtype=np.int64), np.full(n_labels, -7, dtype=np.int64)
     _selection.tail_completion_counts(R.indptr.astype(np.int64), R.indices.astype(np.int32),
                                       Yr.indptr.astype(np.int64), Yr.indices.astype(np.int32), t_indptr, t_ids,
-                                      F.indptr.astype(np.int64), is_always, a, b, got_in_tail, tp, predicted)
+                                      is_always, tp, predicted, F.indptr.astype(np.int64), a, b, got_in_tail)
     np.testing.assert_array_equal(a, want_a)
     np.testing.assert_array_equal(b, want_b)
     np.testing.assert_array_equal(got_in_tail, in_tail)

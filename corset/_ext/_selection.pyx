@@ -1182,31 +1182,35 @@ def default_tail_rows(const int64_t[::1] count, int64_t[:, ::1] tp, int64_t[:, :
 def tail_completion_counts(const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
                            const ptr_t[::1] yr_indptr, const index_t[::1] yr_ids,
                            const ptr_t[::1] t_indptr, const index_t[::1] t_ids,
-                           const ptr_t[::1] f_indptr, const uint8_t[::1] always,
-                           int64_t[:, ::1] a, int64_t[:, ::1] b, uint8_t[:, ::1] in_tail,
-                           int64_t[::1] label_tp, int64_t[::1] label_predicted):
+                           const uint8_t[::1] always, int64_t[::1] label_tp, int64_t[::1] label_predicted,
+                           const ptr_t[::1] f_indptr=None, int64_t[:, ::1] a=None, int64_t[:, ::1] b=None,
+                           uint8_t[:, ::1] in_tail=None):
     """The counts :func:`tail_completion_greedy` starts from, in one pass over the records.
 
-    ``r_*``: each record's firing rules; ``yr_*``: each record's labels
-    (sorted); ``t_*``: each rule's tail; ``f_indptr``: the rules' record
-    counts (``f_indptr[j + 1] - f_indptr[j]`` records fire rule j);
-    ``always[k]``: label k is predicted on every record (a default rule's
-    tail).  Fills (from zero) ``a[j, k]`` and ``b[j, k]``, the records of
-    rule j on which no rule predicts k, with and without k (0 where k is in
-    rule j's tail or ``always``), ``in_tail``, and per label the true and
-    predicted pairs of the rule list (``always``: every record).  The record
+    ``r_*``: each record's firing rules; ``yr_*``: each record's labels;
+    ``t_*``: each rule's tail; ``always[k]``: label k is predicted on every
+    record (a default rule's tail), counted apart by the caller.  Fills, per
+    label, the true and predicted pairs of the rule list (``always`` left
+    out).  With ``a`` (then ``b``, ``in_tail`` and ``f_indptr``, the rules'
+    record counts: ``f_indptr[j + 1] - f_indptr[j]`` records fire rule j),
+    also ``a[j, k]`` and ``b[j, k]``, the records of rule j on which no rule
+    predicts k, with and without k (0 where k is in rule j's tail or
+    ``always``), and ``in_tail``; without, only the per-label pairs.  The record
     P_i of the labels predicted on record i is the union of its rules'
     tails: a[j, k] counts the records of rule j with k in L_i \\ P_i, b[j, k]
     is |D[H_j]| minus those with k in P_i and minus a[j, k].  No (records ×
     labels) matrix is built: the work is Σ_i |rules of i| · (|L_i| + |P_i|).
     """
     cdef Py_ssize_t n_records = r_indptr.shape[0] - 1
-    cdef Py_ssize_t n_rules = a.shape[0], n_labels = a.shape[1]
-    if (b.shape[0] != n_rules or b.shape[1] != n_labels or in_tail.shape[0] != n_rules
-            or in_tail.shape[1] != n_labels or yr_indptr.shape[0] != n_records + 1
-            or t_indptr.shape[0] != n_rules + 1 or f_indptr.shape[0] != n_rules + 1
-            or always.shape[0] != n_labels or label_tp.shape[0] != n_labels
+    cdef Py_ssize_t n_rules = t_indptr.shape[0] - 1, n_labels = label_tp.shape[0]
+    cdef bint pairs = a is not None
+    if (yr_indptr.shape[0] != n_records + 1 or always.shape[0] != n_labels
             or label_predicted.shape[0] != n_labels):
+        raise ValueError("tail_completion_counts: inconsistent shapes")
+    if pairs and (b is None or in_tail is None or f_indptr is None or a.shape[0] != n_rules
+                  or a.shape[1] != n_labels or b.shape[0] != n_rules or b.shape[1] != n_labels
+                  or in_tail.shape[0] != n_rules or in_tail.shape[1] != n_labels
+                  or f_indptr.shape[0] != n_rules + 1):
         raise ValueError("tail_completion_counts: inconsistent shapes")
     cdef int64_t* stamp = <int64_t*> malloc((n_labels + 1) * sizeof(int64_t))
     cdef index_t* predicted = <index_t*> malloc((n_labels + 1) * sizeof(index_t))
@@ -1220,7 +1224,7 @@ def tail_completion_counts(const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
                 stamp[k] = -1
                 label_tp[k] = 0
                 label_predicted[k] = 0
-            for j in range(n_rules):
+            for j in range(n_rules if pairs else 0):
                 for k in range(n_labels):
                     a[j, k] = 0
                     b[j, k] = 0   # first the records of rule j predicted k, then b itself
@@ -1244,6 +1248,8 @@ def tail_completion_counts(const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
                     k = yr_ids[q]
                     if stamp[k] == i:
                         label_tp[k] += 1
+                if not pairs:
+                    continue
                 for p in range(r_indptr[i], r_indptr[i + 1]):
                     j = r_ids[p]
                     for q in range(yr_indptr[i], yr_indptr[i + 1]):
@@ -1252,7 +1258,7 @@ def tail_completion_counts(const ptr_t[::1] r_indptr, const index_t[::1] r_ids,
                             a[j, k] += 1
                     for m in range(n_predicted):
                         b[j, predicted[m]] += 1
-            for j in range(n_rules):
+            for j in range(n_rules if pairs else 0):
                 for k in range(n_labels):
                     if in_tail[j, k] or always[k]:
                         a[j, k] = 0

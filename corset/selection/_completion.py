@@ -22,8 +22,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._ext import _selection
-from .._validation import check_binary_matrix
+from .._ext._typedefs import INDEX_DTYPE, PTR_DTYPE
 from ..rules._check import _rules_to_csr
+from ._default import _as_bool_csc
 
 __all__ = ["complete_tails"]
 
@@ -69,8 +70,8 @@ def complete_tails(fired, tails, Y, always=()):
     >>> complete_tails(fired, [(0,)], Y)   # label 1 on 2 of its 3 records: 2/3 > F/2
     (((0, 1),), 0.9090909090909091)
     """
-    F = _binary_csc(fired, "fired")
-    Yb = _binary_csc(Y, "Y")
+    F = _as_bool_csc(fired, "fired")
+    Yb = _as_bool_csc(Y, "Y")
     if F.shape[0] != Yb.shape[0]:
         raise ValueError(f"fired and Y must have the same number of records (rows); got {F.shape[0]} and "
                          f"{Yb.shape[0]}")
@@ -87,13 +88,6 @@ def complete_tails(fired, tails, Y, always=()):
     if always.size and (always.dtype.kind not in "iu" or always.min() < 0 or always.max() >= Yb.shape[1]):
         raise ValueError(f"always must hold label ids in [0, {Yb.shape[1]}); got {always!r}")
     return _complete(F, checked, sp.csr_array(Yb), tuple(int(k) for k in always))
-
-
-def _binary_csc(M, name):
-    # Checked as every binary matrix of the library is (0/1 values, an entry stored twice is its sum).
-    M = sp.csc_array(check_binary_matrix(M, name), dtype=bool)
-    M.sort_indices()
-    return M
 
 
 def _complete(F, tails, Y, always=()):
@@ -135,8 +129,8 @@ def _complete_indexed(f_indptr, f_ids, r_indptr, r_ids, yr_indptr, yr_ids, yc_in
     in_tail = np.empty((n_rules, n_labels), dtype=np.uint8)
     label_tp = np.empty(n_labels, dtype=np.int64)
     label_predicted = np.empty(n_labels, dtype=np.int64)
-    _selection.tail_completion_counts(r_indptr, r_ids, _ptr(yr_indptr), _idx(yr_ids), t_indptr, t_ids, f_indptr,
-                                      is_always, a, b, in_tail, label_tp, label_predicted)
+    _selection.tail_completion_counts(r_indptr, r_ids, _ptr(yr_indptr), _idx(yr_ids), t_indptr, t_ids, is_always,
+                                      label_tp, label_predicted, f_indptr, a, b, in_tail)
     if always.size:   # the default rule's labels, predicted on every record: no rule adds them
         label_tp[always], label_predicted[always] = np.diff(yc_indptr)[always], n_records
     tp = int(label_tp.sum())
@@ -152,11 +146,11 @@ def _complete_indexed(f_indptr, f_ids, r_indptr, r_ids, yr_indptr, yr_ids, yc_in
 
 
 def _ptr(v):
-    return np.ascontiguousarray(v, dtype=np.int64)
+    return np.ascontiguousarray(v, dtype=PTR_DTYPE)
 
 
 def _idx(v):
-    return np.ascontiguousarray(v, dtype=np.int32)
+    return np.ascontiguousarray(v, dtype=INDEX_DTYPE)
 
 
 def label_counts(fired, tails, Y):
@@ -165,14 +159,11 @@ def label_counts(fired, tails, Y):
     boolean labels ``Y`` (records × labels, CSR); two int64 arrays.  The pass of
     :func:`corset._ext._selection.tail_completion_counts` over the records: no predicted matrix."""
     rows = sp.csr_array(fired)
-    n_rules, n_labels = rows.shape[1], Y.shape[1]
+    n_labels = Y.shape[1]
     _, _, t_indptr, t_ids = _rules_to_csr([((), tail) for tail in tails])
-    f_indptr = np.zeros(n_rules + 1, dtype=np.int64)   # the rules' record counts: only b reads them
     tp, predicted = np.empty(n_labels, dtype=np.int64), np.empty(n_labels, dtype=np.int64)
-    _selection.tail_completion_counts(
-        _ptr(rows.indptr), _idx(rows.indices), _ptr(Y.indptr), _idx(Y.indices), t_indptr, t_ids, f_indptr,
-        np.zeros(n_labels, dtype=np.uint8), np.empty((n_rules, n_labels), dtype=np.int64),
-        np.empty((n_rules, n_labels), dtype=np.int64), np.empty((n_rules, n_labels), dtype=np.uint8), tp, predicted)
+    _selection.tail_completion_counts(_ptr(rows.indptr), _idx(rows.indices), _ptr(Y.indptr), _idx(Y.indices),
+                                      t_indptr, t_ids, np.zeros(n_labels, dtype=np.uint8), tp, predicted)
     return tp, predicted - tp
 
 

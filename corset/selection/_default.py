@@ -20,7 +20,7 @@ __all__ = ["default_tail", "default_tail_from_counts"]
 
 def _as_bool_csc(M, name, shape=None):
     # Checked as every binary matrix of the library is (0/1 values, an entry stored twice is its sum).
-    M = sp.csc_array(check_binary_matrix(M, name), dtype=bool)
+    M = sp.csc_array(check_binary_matrix(M, name), dtype=bool)   # sorted indices, as its CSR's
     if shape is not None and M.shape != shape:
         raise ValueError(f"{name} must have shape {shape}; got {M.shape}")
     return M
