@@ -206,6 +206,57 @@ def test_bitset_and_merge_give_the_same_pairs(monkeypatch, method):
     assert bits.sample((0,), 40, 1) == merge.sample((0,), 40, 1)
 
 
+def _wide_sparse(seed, n_records=80, n_features=4000, per_record=6, n_labels=4):
+    """Text-like data: a few features per record out of thousands (63 words per record's bitset)."""
+    rng = np.random.RandomState(seed)
+    X = np.zeros((n_records, n_features), dtype=bool)
+    for r in range(n_records):
+        X[r, rng.choice(n_features, size=rng.randint(1, 2 * per_record), replace=False)] = True
+    X[:, :3] |= rng.rand(n_records, 3) < 0.4   # a few frequent words, so that heads can be long
+    Y = rng.rand(n_records, n_labels) < 0.3
+    Y[0] = True
+    return BinaryData(X, Y)
+
+
+def test_bitsets_only_where_they_pay():
+    """Records far sparser than their bitset's words get none (the id lists are read instead);
+    dense records keep theirs."""
+    wide, dense = _wide_sparse(0), _data(0)
+    assert not heads_module._bitsets_pay(wide, -(-wide.n_features // 64))
+    assert HeadSampler(wide, max_head_length=3)._bits() is None
+    assert heads_module._bitsets_pay(dense, -(-dense.n_features // 64))
+    assert HeadSampler(dense, max_head_length=3)._bits() is not None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sparse_records_without_bitsets_give_the_same_draws(monkeypatch, seed):
+    """The pairs and GH heads drawn on wide sparse data are those of the same samplers given the
+    bitsets anyway: the guard changes which reads count k and F', never a draw."""
+    from corset.sampling import GreedyHeadSearch
+
+    data = _wide_sparse(seed)
+    tails = [t for t in _all_tails(data) if data.tail_support(t).size][:8]
+    plain = HeadSampler(data, max_head_length=3)
+    search = GreedyHeadSearch(data, max_head_length=3)
+    assert plain._bits() is None and search._record_bits() == (None, 0)
+    want_pairs = plain.sample_pairs_many(tails, [30] * len(tails), seed)
+    want_heads = search.sample_many(tails, 5, random_state=seed)
+    with monkeypatch.context() as patch:
+        patch.setattr(heads_module, "_bitsets_pay", lambda data, n_words: True)
+        forced = HeadSampler(data, max_head_length=3)
+        forced_search = GreedyHeadSearch(data, max_head_length=3)
+        assert forced._bits() is not None and forced_search._record_bits()[0] is not None
+        got_pairs = forced.sample_pairs_many(tails, [30] * len(tails), seed)
+        got_heads = forced_search.sample_many(tails, 5, random_state=seed)
+    assert [repr(e) for e in got_pairs[1]] == [repr(e) for e in want_pairs[1]]
+    assert sum(g is not None for g in got_pairs[0]) >= 3
+    for g, w in zip(got_pairs[0], want_pairs[0]):
+        assert (g is None) == (w is None)
+        if g is not None:
+            assert np.array_equal(g[0], w[0]) and np.array_equal(g[1], w[1])
+    assert got_heads[0] == want_heads[0] and sum(map(len, got_heads[0])) > 0
+
+
 def test_feature_bitsets():
     data = _data(2)
     n_words = 3

@@ -118,6 +118,24 @@ _GAP_TABLE_ENTRIES = 2**20
 """Largest table of log1p(-W_k / W_a), per record size a and k < a, a sampler builds (8 MB)."""
 
 
+def _bitsets_pay(data, n_words):
+    """Are per-record feature bitsets of ``n_words`` words worth building for ``data``?
+
+    Only when the table fits in ``_BITSET_BYTES`` and a record's bitset holds
+    no more words than two records of average size hold features: the
+    bitsets' users (k = |F_{D+} ∩ F_{D-}| in the acceptance test, a GH
+    search's candidates F_{D+} \\ F_{D-}) AND the two records' words where
+    the id lists would be merged or stamped, entry by entry.  On wide sparse
+    data (text with tens of thousands of columns, a few dozen per record) the
+    lists are the cheaper read and the table is nearly all zeros.  Either
+    way gives the same integers, so the same draws.
+    """
+    if data.n_records * n_words * 8 > _BITSET_BYTES:
+        return False
+    mean_size = data.record_features.indptr[-1] / max(data.n_records, 1)
+    return n_words <= 2 * mean_size
+
+
 def _csr_positions(indptr, rows):
     """Positions in a CSR ``ids`` array of the entries of ``rows`` (concatenated)."""
     starts = indptr[rows]
@@ -244,7 +262,7 @@ class HeadSampler(HeadMethodSampler):
         self._feature_bits = None
         self._gap = None
         self._n_words = max(1, -(-data.n_features // 64))   # a record's features as a bitset of |F| bits
-        self._use_bits = data.n_records * self._n_words * 8 <= _BITSET_BYTES
+        self._use_bits = _bitsets_pay(data, self._n_words)
 
     def _gap_table(self):
         """``(log_gap, gap_offset)`` of ``_heads.log_gap_table`` for the data's record sizes (built once).

@@ -232,15 +232,16 @@ class GreedyHeadSearch(HeadMethodSampler):
         """F_D of every record as bitsets, for the memo's candidate tests: ``(bits, n_words)``.
 
         The seed-pair sampler's table when it has one (the same records),
-        else built once; ``(None, 0)`` when the table would pass
-        ``_heads._BITSET_BYTES`` (the memo then stamps candidates instead)
-        or with ``seed="deterministic"``, whose searches start from no
-        record.
+        else built once; ``(None, 0)`` when the table would pass its memory
+        cap or the records are too sparse for it to pay
+        (``_head_exact._bitsets_pay``: the memo then stamps candidates
+        instead) or with ``seed="deterministic"``, whose searches start
+        from no record.
         """
         if self.seed == "deterministic":
             return None, 0
         if self._bits is None:
-            from ._head_exact import _BITSET_BYTES
+            from ._head_exact import _bitsets_pay
 
             data = self.data
             n_words = max(1, -(-data.n_features // 64))
@@ -248,7 +249,7 @@ class GreedyHeadSearch(HeadMethodSampler):
             if self._pair_sampler is not None:
                 bits = self._pair_sampler._bits()
                 n_words = self._pair_sampler._n_words
-            elif data.n_records * n_words * 8 <= _BITSET_BYTES:
+            elif _bitsets_pay(data, n_words):
                 idx = data.record_features
                 bits = _heads.feature_bitsets(idx.indptr, idx.ids, n_words)
             self._bits = (bits, n_words if bits is not None else 0)
