@@ -26,6 +26,14 @@ SMALL_BITSET_BYTES = 2**20
 """A feature bitset table this small is built whatever the density (see :meth:`BinaryData.column_bitsets`)."""
 
 
+def _lists_cheaper(n_words, n_entries, n_sets):
+    """Are ``n_sets`` sets of ``n_entries`` ids in all better read as id lists than as bitsets of
+    ``n_words`` words each?  Yes when a bitset has more words than two lists of average length
+    hold entries: the kernels AND two bitsets word by word where they would merge (or stamp)
+    two lists entry by entry, and such a table is nearly all zeros."""
+    return n_words > 2 * n_entries / max(n_sets, 1)
+
+
 def _frozen(a, dtype, own=False):
     """``a`` as a read-only C-contiguous array of ``dtype``.
 
@@ -315,9 +323,8 @@ class BinaryData:
         """
         if self._column_bits is None:
             n_words = max(1, -(-self.n_records // 64))
-            feature_bytes = self.n_features * n_words * 8
-            mean_records = self.feature_records.ids.size / max(self.n_features, 1)
-            sparse = feature_bytes > SMALL_BITSET_BYTES and n_words > 2 * mean_records
+            sparse = (self.n_features * n_words * 8 > SMALL_BITSET_BYTES
+                      and _lists_cheaper(n_words, self.feature_records.ids.size, self.n_features))
             if max(self.n_features, self.n_labels) * n_words * 8 > BITSET_BYTES or sparse:
                 self._column_bits = (None, None, 0)
             else:

@@ -60,6 +60,7 @@ import itertools
 import numpy as np
 
 from .._ext import _heads, _weighted
+from ..binarydata import _lists_cheaper
 from .._validation import (
     _is_canonical,
     check_positive_int,
@@ -130,10 +131,8 @@ def _bitsets_pay(data, n_words):
     lists are the cheaper read and the table is nearly all zeros.  Either
     way gives the same integers, so the same draws.
     """
-    if data.n_records * n_words * 8 > _BITSET_BYTES:
-        return False
-    mean_size = data.record_features.indptr[-1] / max(data.n_records, 1)
-    return n_words <= 2 * mean_size
+    return (data.n_records * n_words * 8 <= _BITSET_BYTES
+            and not _lists_cheaper(n_words, data.record_features.ids.size, data.n_records))
 
 
 def _csr_positions(indptr, rows):
